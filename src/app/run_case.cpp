@@ -1,0 +1,2 @@
+// placeholder, replaced by the application driver
+namespace ugks { void app_placeholder() {} }
