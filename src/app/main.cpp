@@ -1,1 +1,62 @@
-int main(){return 0;}
+// ugks_solver: command-line entry point. See docs/usage.md for the contract.
+#include <CLI/CLI.hpp>
+#include <mpi.h>
+
+#include <cstdio>
+
+#include "ugks/app/run_case.hpp"
+#include "ugks/core/error.hpp"
+#include "ugks/core/log.hpp"
+#include "ugks/core/version.hpp"
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ugks::log::state().rank = rank;
+
+    ugks::CommandLine cl;
+    bool version = false;
+    CLI::App app{"ugks_solver: unified gas-kinetic scheme solver for rarefied to continuum gas flows.\n"
+                 "Run with mpirun/srun; exit codes: 0 success, 2 bad input, 3 numerical failure, "
+                 "4 stopped by a signal after a checkpoint, 1 other failure.",
+                 "ugks_solver"};
+    app.add_option("case", cl.case_file, "YAML case file")->type_name("CASE.yaml");
+    app.add_option("--set", cl.overrides, "override a case-file key, e.g. --set time.steps=100 (repeatable)")
+        ->type_name("KEY.PATH=VALUE")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_option("--restart", cl.restart, "restart from a checkpoint file, or 'latest'")->type_name("FILE");
+    app.add_flag("--check", cl.check,
+                 "validate the case and mesh, print the decomposition, memory and time-step estimates; "
+                 "write nothing");
+    app.add_flag("--quiet", cl.quiet, "print only warnings and errors");
+    app.add_flag("--version", version, "print the version and build information");
+
+    int code = 0;
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // --help is a "successful" parse error; everything else is bad input (exit 2).
+        if (rank == 0) app.exit(e);
+        MPI_Finalize();
+        return e.get_exit_code() == 0 ? ugks::kExitSuccess : ugks::kExitInput;
+    }
+    if (version) {
+        if (rank == 0)
+            std::printf("ugks_solver %s (commit %s, backend %s, %s build)\n", ugks::version_string,
+                        ugks::git_commit, ugks::backend_name, ugks::build_type);
+        MPI_Finalize();
+        return ugks::kExitSuccess;
+    }
+    if (cl.case_file.empty()) {
+        if (rank == 0)
+            std::fprintf(stderr, "ugks_solver: error: missing the case file argument (CASE.yaml); see --help\n");
+        MPI_Finalize();
+        return ugks::kExitInput;
+    }
+    ugks::log::state().quiet = cl.quiet;
+    code = ugks::run_case(cl);
+    MPI_Finalize();
+    return code;
+}

@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,14 +9,38 @@
 namespace ugks {
 
 /// Cell (element) types. Node ordering follows Gmsh/VTK conventions (Gmsh 4.1 types 1,2,3,4,5,6,7).
-enum class CellType : std::int8_t { Segment = 1, Triangle = 2, Quad = 3, Tetra = 4, Hexa = 5, Prism = 6, Pyramid = 7 };
+enum class CellType : std::int8_t {
+    Segment = 1,
+    Triangle = 2,
+    Quad = 3,
+    Tetra = 4,
+    Hexa = 5,
+    Prism = 6,
+    Pyramid = 7
+};
+/// Topological dimension (1, 2 or 3) of a cell type.
 int cell_dimension(CellType t);
+/// Number of nodes of a cell type (linear elements only).
 int cell_num_nodes(CellType t);
+/// Lower-case name ("segment", "triangle", "quad", "tetra", "hexa", "prism", "pyramid").
 const char* cell_type_name(CellType t);
+/// Number of faces of a cell type: end points (1D), edges (2D), triangles/quads (3D).
+int cell_num_faces(CellType t);
 
-/// Unstructured finite-volume mesh (host memory). Cells, faces (built from cell connectivity), geometry,
-/// named boundary patches. In 2D the z coordinate is 0, "face area" is the edge length (unit depth) and the
-/// "volume" is the cell area; in 1D face area is 1 and the volume is the length.
+/// One face of a cell in local node numbers. The order defines the outward normal of a positively
+/// oriented cell: 3D right-hand rule; 2D edge a->b has outward normal (dy, -dx) for a
+/// counter-clockwise cell; 1D local face 0 (node 0) has normal -x, face 1 (node 1) has normal +x.
+struct LocalFace {
+    int n = 0;                   ///< number of nodes: 1 (1D), 2 (2D), 3 or 4 (3D)
+    std::array<int, 4> nodes{};  ///< local node indices into the cell's node list
+};
+/// Local face `f` (0 <= f < cell_num_faces(t)) of cell type `t`.
+LocalFace cell_local_face(CellType t, int f);
+
+/// Unstructured finite-volume mesh (host memory). Cells, faces (built from cell connectivity),
+/// geometry, named boundary patches. In 2D the z coordinate is 0, "face area" is the edge length
+/// (unit depth) and the "volume" is the cell area; in 1D face area is 1 and the volume is the
+/// length.
 struct Mesh {
     int dim = 0;  ///< 1, 2 or 3
     std::vector<Vec3> nodes;
@@ -31,7 +56,8 @@ struct Mesh {
     std::vector<index_t> face_owner;      ///< cell on the side the normal points away from
     std::vector<index_t> face_neighbour;  ///< cell the normal points into; -1 on a boundary
     std::vector<int> face_patch;          ///< -1 for interior faces, else index into patch_names
-    std::vector<Vec3> face_normal;        ///< unit normal, owner -> neighbour (out of the fluid at boundaries)
+    /// unit normal, owner -> neighbour (out of the fluid at boundaries)
+    std::vector<Vec3> face_normal;
     std::vector<Vec3> face_centroid;
     std::vector<double> face_area;
 
@@ -56,17 +82,35 @@ struct BoundaryFaceSpec {
     int patch = -1;
 };
 
-/// From nodes, cells and tagged boundary faces: build faces (owner/neighbour, matching boundary faces to
-/// patches by their node sets), cell->face lists and all geometry. Errors (InputError naming `source`):
-/// a boundary face that is in no patch, a face shared by more than two cells.
+/// From nodes, cells and tagged boundary faces: build faces (owner/neighbour, matching boundary
+/// faces to patches by their node sets), cell->face lists and all geometry. `mesh.dim`, `nodes`,
+/// the cell arrays and `patch_names` must be set; everything else is (re)computed. Faces are
+/// numbered in order of first appearance (cell by cell, local face order); the owner is the lower
+/// cell index and the face keeps the owner's node order, so the normal points owner -> neighbour
+/// (out of the fluid on the boundary). A tagged face that turns out to be interior is ignored.
+/// Geometry: 3D faces are fans of triangles from the mean of their nodes (non-planar quads
+/// allowed), cells are decomposed into tetrahedra from the mean of their nodes; volumes are signed
+/// (an inverted element gets a negative volume, reported by validate_mesh). Errors (InputError
+/// naming `source`): a cell of the wrong dimension or with a bad node index, a boundary face that
+/// is in no patch, a tagged face that is no face of any cell or is in two patches, a face shared by
+/// more than two cells.
 void build_faces_and_geometry(Mesh& mesh, const std::vector<BoundaryFaceSpec>& boundary_faces,
                               const std::string& source);
 
-/// Check every cell: positive volume, closed surface (sum of S_f n_f over its faces ~ 0 relative to its
-/// size), outward normals. Errors name `source`, the cell index and its centroid.
+/// Reverse the node order of every 2D cell (triangle, quad) that is clockwise in the xy-plane, so
+/// that a 2D mesh generated on a surface with normal -z becomes positively oriented. Call before
+/// build_faces_and_geometry (mesh readers); returns the number of cells reversed. No-op for dim
+/// != 2.
+index_t orient_cells_2d(Mesh& mesh);
+
+/// Check every face (positive area) and every cell: positive volume, closed surface
+/// (|sum of sigma S_f n_f| <= 1e-10 sum of S_f over its faces), outward normals
+/// (sigma n_f . (x_f - x_c) > 0). Errors name `source`, the cell (or face) index and its centroid.
 void validate_mesh(const Mesh& mesh, const std::string& source);
 
-/// Every patch named in the case must exist in the mesh and vice versa (InputError listing both sets).
-void check_patches(const Mesh& mesh, const std::vector<std::string>& case_patches, const std::string& source);
+/// Every patch named in the case must exist in the mesh and vice versa (InputError listing both
+/// sets).
+void check_patches(const Mesh& mesh, const std::vector<std::string>& case_patches,
+                   const std::string& source);
 
 }  // namespace ugks

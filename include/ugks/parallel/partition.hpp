@@ -1,57 +1,106 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "ugks/mesh/mesh.hpp"
 
 namespace ugks {
 
-/// METIS k-way partition of the dual graph (cells sharing a face). Deterministic: every rank computing it
-/// from the same mesh gets the same answer, so every C_x(q) uses the same partition. nparts == 1 -> zeros.
-/// nparts > n_cells -> InputError.
+/// METIS k-way partition of the dual graph (cells sharing a face). Deterministic: every rank
+/// computing it from the same mesh gets the same answer, so every C_x(q) uses the same partition.
+/// nparts == 1 -> zeros. nparts > n_cells -> InputError. Details: METIS_PartGraphKway with default
+/// options, METIS_OPTION_SEED = 0 and contiguous parts when the dual graph is connected. Every part
+/// is non-empty (METIS can leave a part empty on tiny graphs; such a part then receives one
+/// boundary cell of the largest part, deterministically). InputError when the mesh is too large for
+/// METIS's 32-bit idx_t. Returns part[c] in [0, nparts) for every cell c.
 std::vector<int> partition_cells(const Mesh& mesh, int nparts);
 
+/// Collective variant: rank 0 of `comm` runs METIS and broadcasts the result, so all ranks are
+/// guaranteed the same partition and METIS runs once. Errors are thrown on every rank (same
+/// message).
+std::vector<int> partition_cells(const Mesh& mesh, int nparts, MPI_Comm comm);
+
 /// Send/receive lists for one rank's ghost cells (local cell indices).
+/// For neighbour ranks A and B, A's send_cells for B and B's recv_cells for A list the same cells
+/// in the same order (ascending global id), so the buffers match element by element.
 struct HaloPattern {
     std::vector<int> neighbours;                   ///< ranks in comm_x, ascending
     std::vector<std::vector<index_t>> send_cells;  ///< per neighbour: owned local cells to send
     std::vector<std::vector<index_t>> recv_cells;  ///< per neighbour: ghost local cells to fill
 };
 
-/// One rank's part of the mesh: owned cells first (ascending global id), then ghost cells (face neighbours
-/// owned by other parts, ascending global id). Faces: every face with at least one owned cell, orientation
-/// and geometry as in the global mesh, owner/neighbour in local numbering (ghost faces keep their global
-/// patch). Nodes: those used by the local cells.
+/// One rank's part of the mesh: owned cells first (ascending global id), then ghost cells (face
+/// neighbours owned by other parts, ascending global id). Faces: every face with at least one owned
+/// cell, in ascending global face id, orientation and geometry as in the global mesh,
+/// owner/neighbour in local numbering (a face owned by a ghost keeps the ghost as its owner; ghost
+/// faces keep their global patch). Nodes: those used by the local cells, ascending global id.
+/// cell_face lists are complete for owned cells and hold only the present faces for ghost cells.
+/// patch_names are copied.
 struct LocalMesh {
-    Mesh mesh;                        ///< local numbering; n_cells() == n_owned + n_ghost
+    Mesh mesh;  ///< local numbering; n_cells() == n_owned + n_ghost
     index_t n_owned = 0;
     index_t n_ghost = 0;
     index_t n_global_cells = 0;
     std::vector<index_t> global_cell;  ///< local cell -> global cell
     std::vector<index_t> global_node;  ///< local node -> global node
+    std::vector<index_t> global_face;  ///< local face -> global face
+    std::vector<int> ghost_part;  ///< per ghost (local cell n_owned + i): the part that owns it
     HaloPattern halo;
     int part = 0;
 };
+/// Extract part `my_part` of `global` (part[c] = part of global cell c, as from partition_cells).
 LocalMesh build_local_mesh(const Mesh& global, const std::vector<int>& part, int my_part);
 
-/// Halo exchange over comm_x of cell arrays laid out [cell][width] (width doubles per cell).
+/// Halo exchange over comm_x of cell arrays laid out [cell][width] (width values per cell; width
+/// may be 1 .. several hundred). Values travel through host buffers owned by this object (the
+/// caller stages device data). The constructor is collective over `comm`: it duplicates the
+/// communicator, so the halo traffic cannot match any other message. Move-only. At most one
+/// exchange in flight per object. Destroying it between begin and end (an exception) cancels the
+/// receives without waiting for peers; the communicator and send buffers are then deliberately
+/// leaked (the program is about to stop).
 class HaloExchange {
 public:
     HaloExchange() = default;
+    /// Collective over `comm` (every rank of comm constructs its own, with its own pattern).
     HaloExchange(MPI_Comm comm, const HaloPattern& pattern);
-    /// Blocking exchange: fills ghost rows of `data` from their owners.
+    ~HaloExchange();
+    HaloExchange(const HaloExchange&) = delete;
+    HaloExchange& operator=(const HaloExchange&) = delete;
+    HaloExchange(HaloExchange&& other) noexcept;
+    HaloExchange& operator=(HaloExchange&& other) noexcept;
+
+    /// Blocking exchange: fills ghost rows of `data` (host memory, [n_cells][width]) from their
+    /// owners.
     void exchange(double* data, int width);
-    /// Split-phase exchange (post receives and sends / wait), for overlap with computation.
+    void exchange(std::int64_t* data, int width);
+    /// Split-phase exchange (post receives and sends / wait), for overlap with computation. begin
+    /// packs the owned rows at once, so `data` may change between begin and end; end writes only
+    /// ghost rows and must get the same element type as begin.
     void begin(const double* data, int width);
+    void begin(const std::int64_t* data, int width);
     void end(double* data);
+    void end(std::int64_t* data);
+
+    /// True between begin and end.
+    bool in_flight() const { return m_in_flight; }
+    const HaloPattern& pattern() const { return m_pattern; }
+    /// The private (duplicated) communicator used for the halo traffic.
+    MPI_Comm comm() const { return m_comm; }
 
 private:
+    void begin_bytes(const unsigned char* data, std::size_t elem_bytes, int width);
+    void end_bytes(unsigned char* data, std::size_t elem_bytes);
+    void release() noexcept;
+
     MPI_Comm m_comm = MPI_COMM_NULL;
     HaloPattern m_pattern;
     int m_width = 0;
-    std::vector<std::vector<double>> m_send, m_recv;
+    std::size_t m_elem_bytes = 0;
+    std::vector<std::vector<unsigned char>> m_send, m_recv;
     std::vector<MPI_Request> m_requests;
+    bool m_in_flight = false;
 };
 
 }  // namespace ugks

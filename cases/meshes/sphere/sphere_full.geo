@@ -1,0 +1,2 @@
+quarter = 0;
+Include "sphere.geo";

@@ -1,0 +1,2 @@
+quarter = 1;
+Include "sphere.geo";

@@ -1,0 +1,90 @@
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "ugks/core/types.hpp"
+#include "ugks/mesh/sources.hpp"
+#include "ugks/physics/gas.hpp"
+#include "ugks/solver/boundary_config.hpp"
+#include "ugks/velocity/velocity_grid.hpp"
+
+namespace ugks {
+class Config;
+
+/// Uniform initial state (`initial` section), nondimensional.
+struct InitialState {
+    double rho = 1.0, T = 1.0;
+    Vec3 U{0, 0, 0};
+};
+
+/// `numerics` section.
+struct NumericsConfig {
+    int order = 2;                 ///< 1 or 2
+    double cfl = 0.5;              ///< default 0.8 (order 1) / 0.5 (order 2), decision U8
+    std::string limiter;           ///< venkatakrishnan | barth_jespersen | none
+};
+
+/// `time` section.
+struct TimeConfig {
+    long steps = 1000;             ///< maximum number of steps
+    double end_time = 0.0;         ///< 0 = no end time (steady or step-limited run)
+    double steady_tolerance = 0.0; ///< stop when the W residual drops below; 0 = off
+};
+
+/// `parallel` section.
+struct ParallelConfig {
+    int velocity_ranks = 1;        ///< P_v
+    int block_size = 64;           ///< B_v
+    std::string halo = "auto";     ///< staged | cuda_aware | nccl | auto
+};
+
+/// A probe line of the `output.probes` list.
+struct ProbeLine {
+    std::string name;
+    Vec3 from{0, 0, 0}, to{0, 0, 0};
+    int points = 2;
+};
+
+/// `output` section.
+struct OutputConfig {
+    std::string directory = "output";
+    long every = 0;                ///< 0 = final fields only
+    std::vector<ProbeLine> probes;
+};
+
+/// Everything parsed from a case file (each module parses its own section).
+struct CaseSetup {
+    std::string name;
+    std::string mode;              ///< ugks | overset
+    GasModel gas;
+    MeshConfig mesh_config;
+    VelocityConfig velocity_config;
+    std::vector<BoundaryCondition> boundaries;
+    InitialState initial;
+    NumericsConfig numerics;
+    TimeConfig time;
+    ParallelConfig parallel;
+    OutputConfig output;
+};
+
+/// Parse every section except `mesh`/`velocity` geometry-dependent checks; `mesh_dim` is known after loading.
+void parse_case_sections(Config& cfg, CaseSetup& setup);
+void parse_velocity_section(Config& cfg, CaseSetup& setup, int mesh_dim);
+
+/// Time step of ugks-formulation.md section 7 for a uniform state W (rho, U, T) on the given cells:
+/// dt = CFL * min_i 2 V_i / sum_f S_f s_f,i, s_f,i = max(max_k |u_k . n_f|, |U . n_f| + c), c = sqrt(gamma T / 2).
+double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasModel& gas,
+                          const InitialState& state, double cfl);
+
+/// Memory estimate per rank (bytes) for the single-sweep UGKS step (architecture.md section 6).
+struct MemoryEstimate {
+    double distributions = 0;  ///< persistent h (and b) for local cells x local velocities
+    double macroscopic = 0;    ///< W, gradients, face states, accumulators
+    double block_working_set = 0;  ///< per-block gradients, face flux cache, halo buffers
+    double total() const { return distributions + macroscopic + block_working_set; }
+};
+MemoryEstimate estimate_memory(index_t local_cells, index_t local_faces, index_t local_velocities, int block_size,
+                               int mesh_dim, bool store_b);
+
+}  // namespace ugks

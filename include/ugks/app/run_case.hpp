@@ -1,0 +1,20 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ugks {
+
+/// Command-line options of ugks_solver (architecture.md section 2).
+struct CommandLine {
+    std::string case_file;
+    std::vector<std::string> overrides;  ///< --set key.path=value
+    std::string restart;                 ///< --restart FILE | latest
+    bool check = false;                  ///< --check: validate, print decomposition and estimates, write nothing
+    bool quiet = false;
+};
+
+/// Run a case on MPI_COMM_WORLD. Every rank returns the same exit code (0, 2 input, 3 numerical, 1 other);
+/// error messages are printed once, by rank 0, on stderr.
+int run_case(const CommandLine& cl);
+
+}  // namespace ugks

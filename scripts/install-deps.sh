@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install everything ugks_solver needs to build and test, with apt (Debian 12 / Ubuntu 22.04+).
+# Idempotent: packages already present are not reinstalled; apt-get update runs only when something is missing.
+# Usage: scripts/install-deps.sh [--with-gmsh]   (gmsh is only needed to regenerate meshes from cases/**.geo)
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  openmpi-bin libopenmpi-dev
+  libhdf5-openmpi-dev hdf5-tools
+  libyaml-cpp-dev libmetis-dev libcgns-dev
+  libgtest-dev libgmock-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev
+  python3 python3-numpy python3-h5py python3-matplotlib
+)
+if [[ "${1:-}" == "--with-gmsh" ]]; then
+  packages+=(gmsh)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null; then SUDO="sudo"; else
+    echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,108 @@
+#include "ugks/app/case_setup.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "ugks/core/error.hpp"
+#include "ugks/io/config.hpp"
+
+namespace ugks {
+
+void parse_case_sections(Config& cfg, CaseSetup& s) {
+    const std::string stem = cfg.file().empty() ? "case" : std::filesystem::path(cfg.file()).stem().string();
+    s.name = cfg.get_or<std::string>("name", stem);
+    s.mode = cfg.get_enum_or("mode", {"ugks", "overset"}, "ugks");
+    if (s.mode == "overset")
+        cfg.fail("mode", "overset mode is not available in this version of ugks_solver");
+
+    s.gas = parse_gas(cfg);
+
+    s.initial.rho = cfg.get_or<double>("initial.rho", 1.0);
+    cfg.check_range("initial.rho", s.initial.rho, 0.0, HUGE_VAL, true);
+    s.initial.T = cfg.get_or<double>("initial.T", 1.0);
+    cfg.check_range("initial.T", s.initial.T, 0.0, HUGE_VAL, true);
+    s.initial.U = cfg.get_or<Vec3>("initial.U", Vec3{0, 0, 0});
+
+    s.numerics.order = cfg.get_or<int>("numerics.order", 2);
+    cfg.check_range("numerics.order", s.numerics.order, 1, 2);
+    s.numerics.cfl = cfg.get_or<double>("numerics.cfl", s.numerics.order == 1 ? 0.8 : 0.5);
+    cfg.check_range("numerics.cfl", s.numerics.cfl, 0.0, 1.0, true, false);
+    s.numerics.limiter =
+        cfg.get_enum_or("numerics.limiter", {"venkatakrishnan", "barth_jespersen", "none"}, "venkatakrishnan");
+
+    s.time.steps = cfg.get_or<long>("time.steps", 1000);
+    cfg.check_range("time.steps", static_cast<double>(s.time.steps), 0, 1e15);
+    s.time.end_time = cfg.get_or<double>("time.end_time", 0.0);
+    cfg.check_range("time.end_time", s.time.end_time, 0.0, HUGE_VAL);
+    s.time.steady_tolerance = cfg.get_or<double>("time.steady_tolerance", 0.0);
+    cfg.check_range("time.steady_tolerance", s.time.steady_tolerance, 0.0, HUGE_VAL);
+
+    s.parallel.velocity_ranks = cfg.get_or<int>("parallel.velocity_ranks", 1);
+    cfg.check_range("parallel.velocity_ranks", s.parallel.velocity_ranks, 1, 1 << 20);
+    s.parallel.block_size = cfg.get_or<int>("parallel.block_size", 64);
+    cfg.check_range("parallel.block_size", s.parallel.block_size, 1, 1024);
+    s.parallel.halo = cfg.get_enum_or("parallel.halo", {"staged", "cuda_aware", "nccl", "auto"}, "auto");
+
+    s.output.directory = cfg.get_or<std::string>("output.directory", "output");
+    if (s.output.directory.empty()) cfg.fail("output.directory", "must not be empty");
+    s.output.every = cfg.get_or<long>("output.every", 0);
+    cfg.check_range("output.every", static_cast<double>(s.output.every), 0, 1e15);
+    const std::size_t np = cfg.sequence_size("output.probes");
+    if (cfg.has("output.probes") && !cfg.is_sequence("output.probes"))
+        cfg.fail("output.probes", "expected a list of {name, from, to, points}");
+    for (std::size_t i = 0; i < np; ++i) {
+        const std::string b = "output.probes." + std::to_string(i);
+        ProbeLine pl;
+        pl.name = cfg.get<std::string>(b + ".name");
+        if (pl.name.empty() || pl.name.find_first_of("/\\ ") != std::string::npos)
+            cfg.fail(b + ".name", "must be a non-empty file-name-safe word");
+        pl.from = cfg.get<Vec3>(b + ".from");
+        pl.to = cfg.get<Vec3>(b + ".to");
+        pl.points = cfg.get_or<int>(b + ".points", 101);
+        cfg.check_range(b + ".points", pl.points, 2, 1e7);
+        for (const auto& other : s.output.probes)
+            if (other.name == pl.name) cfg.fail(b + ".name", "duplicate probe name '" + pl.name + "'");
+        s.output.probes.push_back(pl);
+    }
+
+    s.mesh_config = parse_mesh_config(cfg);
+}
+
+void parse_velocity_section(Config& cfg, CaseSetup& s, int mesh_dim) {
+    s.velocity_config = parse_velocity_config(cfg, mesh_dim);
+    s.boundaries = parse_boundaries(cfg, mesh_dim);
+}
+
+double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasModel& gas,
+                          const InitialState& st, double cfl) {
+    const double c = std::sqrt(gas.gamma() * st.T / 2.0);
+    double min_ratio = HUGE_VAL;
+    for (index_t i = 0; i < mesh.n_cells(); ++i) {
+        double sum = 0.0;
+        for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t f = mesh.cell_faces[k];
+            const Vec3& n = mesh.face_normal[f];
+            double umax = 0.0;
+            for (const auto& u : vel.u) umax = std::max(umax, std::abs(u[0] * n[0] + u[1] * n[1] + u[2] * n[2]));
+            const double Un = std::abs(st.U[0] * n[0] + st.U[1] * n[1] + st.U[2] * n[2]);
+            sum += mesh.face_area[f] * std::max(umax, Un + c);
+        }
+        if (sum > 0) min_ratio = std::min(min_ratio, 2.0 * mesh.cell_volume[i] / sum);
+    }
+    return cfl * min_ratio;
+}
+
+MemoryEstimate estimate_memory(index_t cells, index_t faces, index_t vels, int B, int dim, bool store_b) {
+    MemoryEstimate m;
+    const double nd = store_b ? 2.0 : 1.0;
+    m.distributions = 8.0 * static_cast<double>(cells) * static_cast<double>(vels) * nd;
+    // W, W^{n+1}, q, tau, gradients of W (5 x dim), per-face precomputed state (~40 doubles), accumulators
+    m.macroscopic = 8.0 * (static_cast<double>(cells) * (5 + 5 + 3 + 1 + 5.0 * dim + 17) +
+                           static_cast<double>(faces) * (40 + 5));
+    // one block: gradients (dim per velocity), face flux cache, halo buffers ~ f and grad f of the block
+    m.block_working_set = 8.0 * B * nd * (static_cast<double>(cells) * dim + static_cast<double>(faces)) * 2.0;
+    return m;
+}
+
+}  // namespace ugks

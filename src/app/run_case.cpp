@@ -1,2 +1,0 @@
-// placeholder, replaced by the application driver
-namespace ugks { void app_placeholder() {} }

@@ -1,0 +1,289 @@
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "ugks/app/case_setup.hpp"
+#include "ugks/app/run_case.hpp"
+#include "ugks/core/error.hpp"
+#include "ugks/core/log.hpp"
+#include "ugks/core/timer.hpp"
+#include "ugks/core/version.hpp"
+#include "ugks/device/array.hpp"
+#include "ugks/device/device.hpp"
+#include "ugks/io/config.hpp"
+#include "ugks/io/fields_io.hpp"
+#include "ugks/io/reports.hpp"
+#include "ugks/parallel/layout.hpp"
+#include "ugks/parallel/partition.hpp"
+
+namespace ugks {
+namespace {
+
+std::string human_bytes(double b) {
+    const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        ++u;
+    }
+    return fmt::format("{:.2f} {}", b, unit[u]);
+}
+
+/// Macroscopic output fields of a uniform Maxwellian state on the owned cells.
+std::vector<CellField> initial_fields(const LocalMesh& local, const CaseSetup& s) {
+    const index_t n = local.n_owned;
+    const InitialState& st = s.initial;
+    const double p = st.rho * st.T / 2.0;  // p = rho / (2 lambda), sqrt(2RT) units
+    const double c = std::sqrt(s.gas.gamma() * st.T / 2.0);
+    const double speed = std::sqrt(st.U[0] * st.U[0] + st.U[1] * st.U[1] + st.U[2] * st.U[2]);
+    // Local Kn from the VHS mean free path: lambda_mfp ~ mu / (rho sqrt(T)), mu ~ T^omega.
+    const double kn_local = s.gas.Kn / st.rho * std::pow(st.T, s.gas.omega - 0.5);
+    std::vector<CellField> f;
+    f.push_back({"rho", 1, std::vector<double>(n, st.rho)});
+    std::vector<double> U(3 * n);
+    for (index_t i = 0; i < n; ++i)
+        for (int d = 0; d < 3; ++d) U[3 * i + d] = st.U[d];
+    f.push_back({"U", 3, U});
+    f.push_back({"T", 1, std::vector<double>(n, st.T)});
+    f.push_back({"p", 1, std::vector<double>(n, p)});
+    f.push_back({"q", 3, std::vector<double>(3 * n, 0.0)});
+    f.push_back({"stress", 6, std::vector<double>(6 * n, 0.0)});
+    f.push_back({"Mach", 1, std::vector<double>(n, speed / c)});
+    f.push_back({"Kn_local", 1, std::vector<double>(n, kn_local)});
+    return f;
+}
+
+/// Sample cell fields along probe lines: nearest owned cell centroid, then the global nearest over comm.
+void write_probes(const OutputConfig& out, const std::string& dir, const LocalMesh& local,
+                  const std::vector<CellField>& fields, MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    for (const auto& probe : out.probes) {
+        const auto pts = probe_points(probe.from, probe.to, probe.points);
+        std::vector<std::string> cols{"x", "y", "z", "cell"};
+        for (const auto& f : fields) {
+            if (f.width == 1) cols.push_back(f.name);
+            else
+                for (int k = 0; k < f.width; ++k) cols.push_back(f.name + "_" + std::to_string(k));
+        }
+        CsvWriter csv;
+        if (rank == 0) csv = CsvWriter(dir + "/probes_" + probe.name + ".csv", cols);
+        for (const auto& x : pts) {
+            struct {
+                double d;
+                int r;
+            } mine{HUGE_VAL, rank}, best{};
+            index_t cell = -1;
+            for (index_t i = 0; i < local.n_owned; ++i) {
+                const Vec3& c = local.mesh.cell_centroid[i];
+                const double d = (c[0] - x[0]) * (c[0] - x[0]) + (c[1] - x[1]) * (c[1] - x[1]) +
+                                 (c[2] - x[2]) * (c[2] - x[2]);
+                if (d < mine.d) {
+                    mine.d = d;
+                    cell = i;
+                }
+            }
+            MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+            std::vector<double> row{x[0], x[1], x[2]};
+            if (rank == best.r) {
+                row.push_back(static_cast<double>(local.global_cell[cell]));
+                for (const auto& f : fields)
+                    for (int k = 0; k < f.width; ++k) row.push_back(f.data[cell * f.width + k]);
+            }
+            int len = static_cast<int>(row.size());
+            MPI_Bcast(&len, 1, MPI_INT, best.r, comm);
+            row.resize(len);
+            MPI_Bcast(row.data(), len, MPI_DOUBLE, best.r, comm);
+            if (rank == 0) csv.row(row);
+        }
+    }
+}
+
+}  // namespace
+
+int run_case(const CommandLine& cl) {
+    const auto t_start = std::chrono::steady_clock::now();
+    timers().start("total");
+    MPI_Comm world = MPI_COMM_WORLD;
+    int world_rank = 0, world_size = 1;
+    MPI_Comm_rank(world, &world_rank);
+    MPI_Comm_size(world, &world_size);
+
+    Config cfg;
+    CaseSetup setup;
+    Mesh mesh;
+    VelocityGrid vel;
+    VelocityBlocks blocks;
+    PhaseSpaceLayout layout;
+    std::vector<int> part;
+    LocalMesh local;
+    int code = kExitSuccess;
+    try {
+        // Phase 1: case file, mesh, velocity space. Every rank reads the same inputs, so errors agree; the
+        // collective check below also covers errors seen by only some ranks (e.g. a file system hiccup).
+        timers().start("setup");
+        run_collective(world, [&] {
+            if (!cl.restart.empty())
+                UGKS_INPUT_ERROR("--restart " << cl.restart
+                                              << ": checkpoint/restart is not available in this version");
+            cfg = Config::from_file(cl.case_file);
+            for (const auto& o : cl.overrides) cfg.apply_override(o);
+            parse_case_sections(cfg, setup);
+            mesh = load_mesh(setup.mesh_config);
+            parse_velocity_section(cfg, setup, mesh.dim);
+            vel = build_velocity_grid(setup.velocity_config);
+            const std::string mesh_source =
+                setup.mesh_config.source == "box" ? std::string("box mesh") : setup.mesh_config.file;
+            const auto mirrors = check_boundaries(setup.boundaries, mesh, cfg, mesh_source);
+            cfg.check_unused();
+            if (world_size % setup.parallel.velocity_ranks != 0)
+                cfg.fail("parallel.velocity_ranks",
+                         fmt::format("{} does not divide the number of MPI ranks ({})",
+                                     setup.parallel.velocity_ranks, world_size));
+            const int P_x = world_size / setup.parallel.velocity_ranks;
+            if (P_x > mesh.n_cells())
+                UGKS_INPUT_ERROR(fmt::format("{} physical-space ranks (MPI ranks / parallel.velocity_ranks) "
+                                             "exceed the {} cells of the mesh",
+                                             P_x, mesh.n_cells()));
+            blocks = make_velocity_blocks(vel, setup.parallel.block_size, setup.parallel.velocity_ranks, mirrors);
+        });
+
+        // Phase 2: decomposition, device binding, partition and local meshes.
+        run_collective(world, [&] {
+            layout = make_layout(world, setup.parallel.velocity_ranks);
+            bind_device(layout);
+            part = partition_cells(mesh, layout.P_x, world);
+            local = build_local_mesh(mesh, part, layout.p);
+        });
+        timers().stop("setup");
+
+        log::info("ugks_solver {} (commit {}, backend {}, {} build)", version_string, git_commit, backend_name,
+                  build_type);
+        log::info("case '{}' from {}", setup.name, cl.case_file);
+        log::info("---- resolved configuration ----\n{}\n--------------------------------", cfg.resolved_yaml());
+        const std::string map = rank_map(layout);
+        log::info("rank map (world rank, host, local rank, device, p, q):\n{}", map);
+
+        // Decomposition and estimates.
+        int first = 0, count = 0;
+        blocks.range(layout.q, first, count);
+        const index_t local_vel = static_cast<index_t>(count) * blocks.block_size;
+        const bool store_b = vel.dim < 3 || setup.gas.K_int > 0;
+        const MemoryEstimate mem = estimate_memory(local.n_owned + local.n_ghost, local.mesh.n_faces(), local_vel,
+                                                   blocks.block_size, mesh.dim, store_b);
+        double mem_max = mem.total(), mem_sum = mem.total();
+        MPI_Allreduce(MPI_IN_PLACE, &mem_max, 1, MPI_DOUBLE, MPI_MAX, world);
+        MPI_Allreduce(MPI_IN_PLACE, &mem_sum, 1, MPI_DOUBLE, MPI_SUM, world);
+        long n_owned = local.n_owned, n_ghost = local.n_ghost;
+        long owned_min = n_owned, owned_max = n_owned, ghost_max = n_ghost;
+        MPI_Allreduce(MPI_IN_PLACE, &owned_min, 1, MPI_LONG, MPI_MIN, world);
+        MPI_Allreduce(MPI_IN_PLACE, &owned_max, 1, MPI_LONG, MPI_MAX, world);
+        MPI_Allreduce(MPI_IN_PLACE, &ghost_max, 1, MPI_LONG, MPI_MAX, world);
+        const double dt = estimate_time_step(mesh, vel, setup.gas, setup.initial, setup.numerics.cfl);
+        std::size_t dev_free = 0, dev_total = 0;
+        device::memory_info(dev_free, dev_total);
+        log::info("mesh: {}D, {} cells, {} faces, {} nodes, patches: {}", mesh.dim, mesh.n_cells(), mesh.n_faces(),
+                  mesh.n_nodes(), fmt::join(mesh.patch_names, ", "));
+        log::info("velocity space: {} ({}D), {} points, block size B_v = {}, {} blocks ({} padded slots)",
+                  vel.kind, vel.dim, vel.size(), blocks.block_size, blocks.n_blocks,
+                  static_cast<index_t>(blocks.n_blocks) * blocks.block_size - vel.size());
+        log::info("decomposition: {} ranks = P_x {} x P_v {}; owned cells per rank {}..{}, ghosts up to {}; "
+                  "velocity blocks per rank {}..{}",
+                  world_size, layout.P_x, layout.P_v, owned_min, owned_max, ghost_max,
+                  blocks.n_blocks / layout.P_v, (blocks.n_blocks + layout.P_v - 1) / layout.P_v);
+        log::info("memory estimate per rank: max {} (distributions {}, macroscopic {}, block working set {} on "
+                  "rank 0); all ranks {}; memory of {}: {}",
+                  human_bytes(mem_max), human_bytes(mem.distributions), human_bytes(mem.macroscopic),
+                  human_bytes(mem.block_working_set), human_bytes(mem_sum), device::device_name(),
+                  human_bytes(static_cast<double>(dev_total)));
+        log::info("gas: Kn = {} ({}), mu_ref = {:.6g}, omega = {}, Pr = {:.6g}, K_int = {}, gamma = {:.6g}",
+                  setup.gas.Kn, setup.gas.kn_definition, setup.gas.mu_ref, setup.gas.omega, setup.gas.Pr,
+                  setup.gas.K_int, setup.gas.gamma());
+        log::info("time step estimate (initial state, CFL {}): dt = {:.6e}", setup.numerics.cfl, dt);
+        if (mem_max > static_cast<double>(dev_total) && dev_total > 0)
+            log::error("warning: the memory estimate per rank ({}) exceeds the memory of the device ({})",
+                       human_bytes(mem_max), human_bytes(static_cast<double>(dev_total)));
+        if (cl.check) {
+            log::info("check passed: nothing written");
+            free_layout(layout);
+            return kExitSuccess;
+        }
+
+        // Phase 3: outputs. Only the velocity group q = 0 writes fields (W is replicated over comm_v).
+        const std::string dir = setup.output.directory;
+        run_collective(world, [&] {
+            if (world_rank == 0) {
+                std::error_code ec;
+                std::filesystem::create_directories(dir, ec);
+                if (ec || !std::filesystem::is_directory(dir))
+                    cfg.fail("output.directory", "cannot create directory '" + dir + "': " + ec.message());
+            }
+        });
+        const auto fields = initial_fields(local, setup);
+        run_collective(world, [&] {
+            ScopedTimer t("io");
+            if (layout.q == 0) {
+                write_fields(dir + "/fields_final.h5", layout.comm_x, mesh, local, fields, cfg.resolved_yaml(), 0,
+                             0.0);
+                write_probes(setup.output, dir, local, fields, layout.comm_x);
+            }
+        });
+        log::error("note: UGKS time stepping is not available in this version of ugks_solver; "
+                   "{} holds the initial state (step 0)", dir + "/fields_final.h5");
+
+        timers().stop("total");
+        const auto stats = timers().reduce(world);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        if (world_rank == 0) {
+            CsvWriter hist(dir + "/history.csv",
+                           {"step", "time", "dt", "res_rho", "res_rhoU", "res_rhoE", "wall_time"});
+            nlohmann::json j;
+            j["case"] = setup.name;
+            j["case_file"] = cl.case_file;
+            j["build"] = {{"version", version_string}, {"commit", git_commit}, {"backend", backend_name},
+                          {"precision", "double"}, {"build_type", build_type}};
+            j["decomposition"] = {{"ranks", world_size}, {"P_x", layout.P_x}, {"P_v", layout.P_v},
+                                  {"B_v", blocks.block_size}, {"velocity_blocks", blocks.n_blocks}};
+            j["mesh"] = {{"dim", mesh.dim}, {"cells", mesh.n_cells()}, {"faces", mesh.n_faces()}};
+            j["velocity"] = {{"type", vel.kind}, {"dim", vel.dim}, {"points", vel.size()}};
+            j["steps"] = 0;
+            j["time"] = 0.0;
+            j["dt_estimate"] = dt;
+            j["final_residuals"] = nullptr;
+            j["memory_per_rank_bytes"] = {{"estimate_max", mem_max},
+                                          {"device_arrays_peak", static_cast<double>(memory_tally().peak)}};
+            nlohmann::json tj = nlohmann::json::object();
+            for (const auto& s : stats) tj[s.category] = {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
+            j["wall_time_s"] = tj;
+            j["wall_time_total_s"] = wall;
+            j["phase_space_point_updates_per_s"] = nullptr;
+            write_json(dir + "/summary.json", j);
+        }
+        if (world_rank == 0 && !cl.quiet) {
+            log::info("timers (seconds, min / mean / max over ranks):");
+            for (const auto& s : stats)
+                log::info("  {:<16} {:10.4f} {:10.4f} {:10.4f}", s.category, s.min, s.mean, s.max);
+            log::info("results in {}/ (fields_final.h5 + .xdmf, summary.json, history.csv{})", dir,
+                      setup.output.probes.empty() ? "" : ", probes_*.csv");
+        }
+        free_layout(layout);
+    } catch (const InputError& e) {
+        log::error("ugks_solver: input error: {}", e.what());
+        code = kExitInput;
+    } catch (const NumericalError& e) {
+        log::error("ugks_solver: numerical failure: {}", e.what());
+        code = kExitNumerical;
+    } catch (const std::exception& e) {
+        log::error("ugks_solver: error: {}", e.what());
+        code = kExitFailure;
+    }
+    return code;
+}
+
+}  // namespace ugks

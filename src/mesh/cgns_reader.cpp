@@ -1,0 +1,383 @@
+// CGNS reader (mid-level library): first base, one unstructured zone, linear element sections (also
+// MIXED), boundary patches from ZoneBC or, without ZoneBC, from the boundary element sections.
+#include <fstream>
+#include <string>
+
+#include "ugks/core/error.hpp"
+#include "ugks/mesh/sources.hpp"
+
+#if defined(UGKS_HAVE_CGNS)
+#include <cgnslib.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "reader_common.hpp"
+
+namespace ugks {
+namespace {
+
+// CGNS 3.x builds may scope the enum values (CG_BUILD_SCOPE); CGNS_ENUMV handles both.
+#ifndef CGNS_ENUMV
+#define CGNS_ENUMV(e) e
+#define CGNS_ENUMT(e) e
+#endif
+
+using ElementType = CGNS_ENUMT(ElementType_t);
+
+struct LinearType {
+    bool ok = false;
+    CellType cell = CellType::Segment;
+    int dim = -1;
+    int nodes = 0;
+};
+
+// Linear CGNS element types. Their node orders equal Gmsh's (CGNS SIDS 3.3: BAR_2, TRI_3, QUAD_4,
+// TETRA_4, PYRA_5, PENTA_6, HEXA_8 list corners the same way as Gmsh types 1, 2, 3, 4, 7, 6, 5).
+LinearType linear_type(ElementType t) {
+    switch (t) {
+        case CGNS_ENUMV(NODE): return {true, CellType::Segment, 0, 1};  // a 1D boundary point
+        case CGNS_ENUMV(BAR_2): return {true, CellType::Segment, 1, 2};
+        case CGNS_ENUMV(TRI_3): return {true, CellType::Triangle, 2, 3};
+        case CGNS_ENUMV(QUAD_4): return {true, CellType::Quad, 2, 4};
+        case CGNS_ENUMV(TETRA_4): return {true, CellType::Tetra, 3, 4};
+        case CGNS_ENUMV(PYRA_5): return {true, CellType::Pyramid, 3, 5};
+        case CGNS_ENUMV(PENTA_6): return {true, CellType::Prism, 3, 6};
+        case CGNS_ENUMV(HEXA_8): return {true, CellType::Hexa, 3, 8};
+        default: return {};
+    }
+}
+
+const char* type_name(ElementType t) {
+    const char* n = cg_ElementTypeName(t);
+    return n ? n : "unknown";
+}
+
+/// Open file handle, closed by the destructor (also when an error is thrown).
+class CgnsFile {
+public:
+    CgnsFile(const std::string& path) : m_path(path) {
+        if (cg_open(path.c_str(), CG_MODE_READ, &m_fn) != CG_OK) {
+            throw InputError("CGNS file '" + path + "': cannot open as CGNS (" + cg_get_error() +
+                             ")");
+        }
+    }
+    ~CgnsFile() { cg_close(m_fn); }
+    CgnsFile(const CgnsFile&) = delete;
+    CgnsFile& operator=(const CgnsFile&) = delete;
+    int fn() const { return m_fn; }
+    void check(int status, const std::string& what) const {
+        if (status != CG_OK) fail(what + ": " + cg_get_error());
+    }
+    [[noreturn]] void fail(const std::string& what) const {
+        throw InputError("CGNS file '" + m_path + "': " + what);
+    }
+
+private:
+    std::string m_path;
+    int m_fn = -1;
+};
+
+/// A face element of a section, kept for ZoneBC lookups by element number.
+struct FaceElement {
+    std::array<index_t, 4> nodes{};
+    int n = 0;
+    int section = 0;
+};
+
+Mesh read(const std::string& path, double scale) {
+    CgnsFile f(path);
+    const int fn = f.fn();
+    int n_bases = 0;
+    f.check(cg_nbases(fn, &n_bases), "reading the number of bases");
+    if (n_bases < 1) f.fail("no CGNSBase_t node");
+    const int B = 1;  // the first base
+    char name[64] = {0};
+    int cell_dim = 0, phys_dim = 0;
+    f.check(cg_base_read(fn, B, name, &cell_dim, &phys_dim), "reading base 1");
+    if (cell_dim < 1 || cell_dim > 3)
+        f.fail("base '" + std::string(name) + "' has cell dimension " + std::to_string(cell_dim) +
+               " (must be 1, 2 or 3)");
+    int n_zones = 0;
+    f.check(cg_nzones(fn, B, &n_zones), "reading the number of zones");
+    if (n_zones != 1) {
+        f.fail("base '" + std::string(name) + "' has " + std::to_string(n_zones) +
+               " zones; only a single unstructured zone is supported (merge the zones)");
+    }
+    const int Z = 1;
+    CGNS_ENUMT(ZoneType_t) zone_type;
+    f.check(cg_zone_type(fn, B, Z, &zone_type), "reading the zone type");
+    char zone_name[64] = {0};
+    cgsize_t zone_size[9] = {0};
+    f.check(cg_zone_read(fn, B, Z, zone_name, zone_size), "reading the zone");
+    if (zone_type != CGNS_ENUMV(Unstructured)) {
+        f.fail("zone '" + std::string(zone_name) +
+               "' is structured; only unstructured zones are supported");
+    }
+    const cgsize_t n_vertex = zone_size[0];
+    if (n_vertex < 1) f.fail("zone '" + std::string(zone_name) + "' has no vertices");
+
+    detail::RawMesh raw;
+    raw.dim = cell_dim;
+    raw.nodes.assign(static_cast<std::size_t>(n_vertex), Vec3{0, 0, 0});
+    {
+        int n_coords = 0;
+        f.check(cg_ncoords(fn, B, Z, &n_coords), "reading the number of coordinate arrays");
+        std::vector<double> buf(static_cast<std::size_t>(n_vertex));
+        const char* axes[3] = {"CoordinateX", "CoordinateY", "CoordinateZ"};
+        bool found[3] = {false, false, false};
+        for (int c = 1; c <= n_coords; ++c) {
+            CGNS_ENUMT(DataType_t) dtype;
+            char cname[64] = {0};
+            f.check(cg_coord_info(fn, B, Z, c, &dtype, cname), "reading coordinate info");
+            for (int d = 0; d < 3; ++d) {
+                if (std::string(cname) != axes[d]) continue;
+                cgsize_t rmin = 1, rmax = n_vertex;
+                f.check(cg_coord_read(fn, B, Z, cname, CGNS_ENUMV(RealDouble), &rmin, &rmax,
+                                      buf.data()),
+                        std::string("reading ") + cname);
+                for (cgsize_t i = 0; i < n_vertex; ++i)
+                    raw.nodes[static_cast<std::size_t>(i)][d] = buf[i];
+                found[d] = true;
+            }
+        }
+        for (int d = 0; d < cell_dim; ++d)
+            if (!found[d]) f.fail(std::string("zone '") + zone_name + "' has no " + axes[d]);
+    }
+
+    // Element sections: cells of the base's cell dimension, faces of dimension cell_dim - 1.
+    int n_sections = 0;
+    f.check(cg_nsections(fn, B, Z, &n_sections), "reading the number of element sections");
+    std::vector<std::string> section_names(static_cast<std::size_t>(n_sections) + 1);
+    std::vector<bool> section_has_faces(static_cast<std::size_t>(n_sections) + 1, false);
+    std::unordered_map<cgsize_t, FaceElement> faces_by_element;  // element number -> face
+    for (int S = 1; S <= n_sections; ++S) {
+        char sname[64] = {0};
+        ElementType stype;
+        cgsize_t start = 0, end = 0;
+        int n_bnd = 0, parent_flag = 0;
+        f.check(cg_section_read(fn, B, Z, S, sname, &stype, &start, &end, &n_bnd, &parent_flag),
+                "reading element section " + std::to_string(S));
+        section_names[static_cast<std::size_t>(S)] = sname;
+        const std::string where = "element section '" + std::string(sname) + "'";
+        cgsize_t data_size = 0;
+        f.check(cg_ElementDataSize(fn, B, Z, S, &data_size), "reading the size of " + where);
+        const cgsize_t n_elem = end - start + 1;
+        std::vector<cgsize_t> conn(static_cast<std::size_t>(std::max<cgsize_t>(data_size, 1)));
+        const bool mixed = stype == CGNS_ENUMV(MIXED);
+        if (!mixed && !linear_type(stype).ok) {
+            f.fail(where + " has element type " + type_name(stype) +
+                   "; supported: NODE, BAR_2, TRI_3, QUAD_4, TETRA_4, PYRA_5, PENTA_6, HEXA_8 "
+                   "and MIXED of these (linear elements only)");
+        }
+        if (mixed) {
+            // CGNS 3.x stores MIXED as (type, nodes...) without offsets; 4.x also has
+            // ElementStartOffset and only accepts cg_poly_elements_read.
+            if (cg_elements_read(fn, B, Z, S, conn.data(), nullptr) != CG_OK) {
+                std::vector<cgsize_t> offsets(static_cast<std::size_t>(n_elem) + 1);
+                f.check(cg_poly_elements_read(fn, B, Z, S, conn.data(), offsets.data(), nullptr),
+                        "reading " + where);
+            }
+        } else {
+            f.check(cg_elements_read(fn, B, Z, S, conn.data(), nullptr), "reading " + where);
+        }
+
+        std::size_t k = 0;
+        for (cgsize_t e = 0; e < n_elem; ++e) {
+            ElementType t = stype;
+            if (mixed) {
+                if (k >= conn.size()) f.fail(where + ": MIXED data shorter than its element count");
+                t = static_cast<ElementType>(conn[k++]);
+            }
+            const LinearType lt = linear_type(t);
+            if (!lt.ok) {
+                f.fail(where + ": element " + std::to_string(start + e) + " has type " +
+                       type_name(t) + "; only linear elements are supported");
+            }
+            if (k + static_cast<std::size_t>(lt.nodes) > conn.size())
+                f.fail(where + ": connectivity shorter than its element count");
+            index_t v[8];
+            for (int i = 0; i < lt.nodes; ++i) {
+                const cgsize_t node = conn[k++];
+                if (node < 1 || node > n_vertex) {
+                    f.fail(where + ": element " + std::to_string(start + e) + " refers to vertex " +
+                           std::to_string(node) + ", but the zone has " + std::to_string(n_vertex) +
+                           " vertices (1-based)");
+                }
+                v[i] = static_cast<index_t>(node - 1);
+            }
+            if (lt.dim == cell_dim) {
+                raw.cell_type.push_back(lt.cell);
+                raw.cell_nodes.insert(raw.cell_nodes.end(), v, v + lt.nodes);
+                raw.cell_node_offsets.push_back(static_cast<index_t>(raw.cell_nodes.size()));
+            } else if (lt.dim == cell_dim - 1) {
+                FaceElement fe;
+                fe.n = lt.nodes;
+                fe.section = S;
+                std::copy(v, v + lt.nodes, fe.nodes.begin());
+                if (!faces_by_element.emplace(start + e, fe).second)
+                    f.fail(where + ": element number " + std::to_string(start + e) +
+                           " is used twice");
+                section_has_faces[static_cast<std::size_t>(S)] = true;
+            }
+        }
+    }
+    if (raw.cell_type.empty()) {
+        f.fail("no elements of the base's cell dimension " + std::to_string(cell_dim) +
+               " (the volume elements are missing)");
+    }
+
+    // Boundary patches.
+    int n_bocos = 0;
+    f.check(cg_nbocos(fn, B, Z, &n_bocos), "reading the number of boundary conditions");
+    auto patch_of = [&](const std::string& pname) {
+        auto it = std::find(raw.patch_names.begin(), raw.patch_names.end(), pname);
+        if (it != raw.patch_names.end()) return static_cast<int>(it - raw.patch_names.begin());
+        raw.patch_names.push_back(pname);
+        return static_cast<int>(raw.patch_names.size()) - 1;
+    };
+    auto add_face = [&](const FaceElement& fe, int patch) {
+        BoundaryFaceSpec b;
+        b.nodes.assign(fe.nodes.begin(), fe.nodes.begin() + fe.n);
+        b.patch = patch;
+        raw.faces.push_back(std::move(b));
+    };
+    // Vertex BCs need the boundary faces of the cells: collected lazily.
+    std::vector<FaceElement> cell_boundary;
+    bool have_cell_boundary = false;
+    auto boundary_of_cells = [&]() -> const std::vector<FaceElement>& {
+        if (have_cell_boundary) return cell_boundary;
+        have_cell_boundary = true;
+        std::map<std::array<index_t, 4>, std::pair<int, FaceElement>> count;
+        for (std::size_t c = 0; c < raw.cell_type.size(); ++c) {
+            const index_t* cn = raw.cell_nodes.data() + raw.cell_node_offsets[c];
+            for (int lf = 0; lf < cell_num_faces(raw.cell_type[c]); ++lf) {
+                const LocalFace l = cell_local_face(raw.cell_type[c], lf);
+                FaceElement fe;
+                fe.n = l.n;
+                for (int i = 0; i < l.n; ++i) fe.nodes[i] = cn[l.nodes[i]];
+                // sorted node key (insertion sort: std::sort on 4 entries trips GCC 12's
+                // -Warray-bounds)
+                std::array<index_t, 4> key{-1, -1, -1, -1};
+                for (int i = 0; i < l.n; ++i) {
+                    int j = i;
+                    for (; j > 0 && key[j - 1] > fe.nodes[i]; --j) key[j] = key[j - 1];
+                    key[j] = fe.nodes[i];
+                }
+                auto& slot = count[key];
+                if (slot.first++ == 0) slot.second = fe;
+            }
+        }
+        for (const auto& [key, slot] : count)
+            if (slot.first == 1) cell_boundary.push_back(slot.second);
+        return cell_boundary;
+    };
+
+    for (int BC = 1; BC <= n_bocos; ++BC) {
+        char bname[64] = {0};
+        CGNS_ENUMT(BCType_t) btype;
+        CGNS_ENUMT(PointSetType_t) ptype;
+        cgsize_t n_pnts = 0, normal_list_size = 0;
+        int normal_index[3] = {0, 0, 0};
+        CGNS_ENUMT(DataType_t) normal_dtype;
+        int n_datasets = 0;
+        f.check(cg_boco_info(fn, B, Z, BC, bname, &btype, &ptype, &n_pnts, normal_index,
+                             &normal_list_size, &normal_dtype, &n_datasets),
+                "reading boundary condition " + std::to_string(BC));
+        const std::string where = "boundary condition '" + std::string(bname) + "'";
+        CGNS_ENUMT(GridLocation_t) loc = CGNS_ENUMV(Vertex);
+        f.check(cg_boco_gridlocation_read(fn, B, Z, BC, &loc),
+                "reading the GridLocation of " + where);
+        std::vector<cgsize_t> pnts(static_cast<std::size_t>(std::max<cgsize_t>(n_pnts, 2)));
+        f.check(cg_boco_read(fn, B, Z, BC, pnts.data(), nullptr), "reading the points of " + where);
+
+        std::string pname = bname;
+        if (cg_goto(fn, B, "Zone_t", Z, "ZoneBC_t", 1, "BC_t", BC, "end") == CG_OK) {
+            char family[64] = {0};
+            if (cg_famname_read(family) == CG_OK && family[0] != '\0') pname = family;
+        }
+        const int patch = patch_of(pname);
+
+        // The listed entities: a range (first, last) or a list.
+        const bool range = ptype == CGNS_ENUMV(PointRange) || ptype == CGNS_ENUMV(ElementRange);
+        const bool list = ptype == CGNS_ENUMV(PointList) || ptype == CGNS_ENUMV(ElementList);
+        if (!range && !list)
+            f.fail(where + ": point set type " + cg_PointSetTypeName(ptype) + " is not supported");
+        std::vector<cgsize_t> ids;
+        if (range) {
+            if (n_pnts != 2) f.fail(where + ": a range must have 2 points");
+            for (cgsize_t i = pnts[0]; i <= pnts[1]; ++i) ids.push_back(i);
+        } else {
+            ids.assign(pnts.begin(), pnts.begin() + n_pnts);
+        }
+        const bool elements = ptype == CGNS_ENUMV(ElementRange) ||
+                              ptype == CGNS_ENUMV(ElementList) || loc == CGNS_ENUMV(FaceCenter) ||
+                              loc == CGNS_ENUMV(EdgeCenter) || loc == CGNS_ENUMV(CellCenter) ||
+                              loc == CGNS_ENUMV(IFaceCenter) || loc == CGNS_ENUMV(JFaceCenter) ||
+                              loc == CGNS_ENUMV(KFaceCenter);
+        if (elements) {
+            for (cgsize_t id : ids) {
+                auto it = faces_by_element.find(id);
+                if (it == faces_by_element.end()) {
+                    f.fail(where + " lists element " + std::to_string(id) +
+                           ", which is not a boundary element of dimension " +
+                           std::to_string(cell_dim - 1));
+                }
+                add_face(it->second, patch);
+            }
+        } else {
+            // Vertex location (1D: the points are the faces): every cell boundary face whose nodes
+            // all are in the list.
+            std::vector<char> in(static_cast<std::size_t>(n_vertex), 0);
+            for (cgsize_t id : ids) {
+                if (id < 1 || id > n_vertex)
+                    f.fail(where + " lists vertex " + std::to_string(id) + " out of range");
+                in[static_cast<std::size_t>(id - 1)] = 1;
+            }
+            for (const FaceElement& fe : boundary_of_cells()) {
+                bool all = true;
+                for (int i = 0; i < fe.n; ++i)
+                    all = all && in[static_cast<std::size_t>(fe.nodes[i])];
+                if (all) add_face(fe, patch);
+            }
+        }
+    }
+    if (n_bocos == 0) {
+        // No ZoneBC: every section with boundary elements is a patch named after the section.
+        for (int S = 1; S <= n_sections; ++S) {
+            if (section_has_faces[static_cast<std::size_t>(S)])
+                patch_of(section_names[static_cast<std::size_t>(S)]);
+        }
+        std::vector<std::pair<cgsize_t, FaceElement>> sorted(faces_by_element.begin(),
+                                                             faces_by_element.end());
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (const auto& [id, fe] : sorted)
+            add_face(fe, patch_of(section_names[static_cast<std::size_t>(fe.section)]));
+    }
+    return detail::finish_raw_mesh(std::move(raw), scale, "CGNS file '" + path + "'");
+}
+
+}  // namespace
+
+Mesh read_cgns(const std::string& path, double scale) {
+    if (!std::ifstream(path))
+        UGKS_INPUT_ERROR("CGNS file '" << path << "': cannot open (missing or unreadable)");
+    return read(path, scale);
+}
+
+}  // namespace ugks
+
+#else  // no CGNS library in this build
+
+namespace ugks {
+Mesh read_cgns(const std::string& path, double /*scale*/) {
+    UGKS_INPUT_ERROR("CGNS file '" << path << "': this build has no CGNS support (rebuild with "
+                                   << "-DUGKS_ENABLE_CGNS=ON and the CGNS library installed)");
+}
+}  // namespace ugks
+
+#endif

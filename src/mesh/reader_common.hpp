@@ -1,0 +1,184 @@
+#pragma once
+// Internal helpers shared by the mesh file readers (gmsh_reader.cpp, cgns_reader.cpp).
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ugks/core/error.hpp"
+#include "ugks/mesh/mesh.hpp"
+
+namespace ugks::detail {
+
+/// Corner count of a linear cell type (own table, so the readers do not depend on mesh.cpp for it).
+inline int reader_cell_nodes(CellType t) {
+    switch (t) {
+        case CellType::Segment: return 2;
+        case CellType::Triangle: return 3;
+        case CellType::Quad: return 4;
+        case CellType::Tetra: return 4;
+        case CellType::Hexa: return 8;
+        case CellType::Prism: return 6;
+        case CellType::Pyramid: return 5;
+    }
+    return 0;
+}
+
+inline int reader_cell_dim(CellType t) {
+    switch (t) {
+        case CellType::Segment: return 1;
+        case CellType::Triangle:
+        case CellType::Quad: return 2;
+        default: return 3;
+    }
+}
+
+/// Raw mesh as read from a file: nodes (possibly unused ones), cells indexing them, tagged boundary
+/// faces.
+struct RawMesh {
+    int dim = 0;
+    std::vector<Vec3> nodes;
+    std::vector<CellType> cell_type;
+    std::vector<index_t> cell_node_offsets{0};
+    std::vector<index_t> cell_nodes;
+    std::vector<BoundaryFaceSpec> faces;
+    std::vector<std::string> patch_names;
+    /// Name of node i in messages (file tag); empty -> 1-based index.
+    std::vector<index_t> node_label;
+
+    index_t label(index_t i) const {
+        return node_label.empty() ? i + 1 : node_label[static_cast<std::size_t>(i)];
+    }
+};
+
+inline double det3(const Vec3& a, const Vec3& b, const Vec3& c) {
+    return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+           a[2] * (b[0] * c[1] - b[1] * c[0]);
+}
+
+inline Vec3 sub(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+
+/// Signed measure of a cell's orientation: positive for the Gmsh/CGNS right-handed node order.
+/// 3D: triple product at corner 0 along its three edges; 2D: shoelace area; 1D: x1 - x0.
+inline double orientation(CellType t, const index_t* c, const std::vector<Vec3>& x) {
+    auto p = [&](int k) -> const Vec3& { return x[static_cast<std::size_t>(c[k])]; };
+    switch (t) {
+        case CellType::Segment: return p(1)[0] - p(0)[0];
+        case CellType::Triangle:
+        case CellType::Quad: {
+            const int n = reader_cell_nodes(t);
+            double a = 0;
+            for (int k = 0; k < n; ++k) {
+                const Vec3& u = p(k);
+                const Vec3& v = p((k + 1) % n);
+                a += u[0] * v[1] - v[0] * u[1];
+            }
+            return a;
+        }
+        case CellType::Tetra:
+        case CellType::Prism: return det3(sub(p(1), p(0)), sub(p(2), p(0)), sub(p(3), p(0)));
+        case CellType::Hexa: return det3(sub(p(1), p(0)), sub(p(3), p(0)), sub(p(4), p(0)));
+        case CellType::Pyramid: return det3(sub(p(1), p(0)), sub(p(3), p(0)), sub(p(4), p(0)));
+    }
+    return 0;
+}
+
+/// Mirror the node order of a cell (keeps corner 0), turning a left-handed cell into a right-handed
+/// one.
+inline void flip_cell(CellType t, index_t* c) {
+    switch (t) {
+        case CellType::Segment: std::swap(c[0], c[1]); break;
+        case CellType::Triangle: std::swap(c[1], c[2]); break;
+        case CellType::Quad: std::swap(c[1], c[3]); break;
+        case CellType::Tetra: std::swap(c[1], c[2]); break;
+        case CellType::Prism:
+            std::swap(c[1], c[2]);
+            std::swap(c[4], c[5]);
+            break;
+        case CellType::Hexa:
+            std::swap(c[1], c[3]);
+            std::swap(c[5], c[7]);
+            break;
+        case CellType::Pyramid: std::swap(c[1], c[3]); break;
+    }
+}
+
+/// Turn a RawMesh into a Mesh: drop nodes no cell uses (renumbering in file order), scale, check
+/// that a 2D mesh lies in z = 0 (1D: on the x axis), give every cell the right-handed node order (a
+/// 2D surface meshed with its normal along -z gives clockwise cells), then build faces and
+/// geometry. Errors name `source`. Returns the number of cells whose node order was mirrored in
+/// `*flipped`.
+inline Mesh finish_raw_mesh(RawMesh&& raw, double scale, const std::string& source,
+                            index_t* flipped = nullptr) {
+    if (!(scale > 0) || !std::isfinite(scale))
+        UGKS_INPUT_ERROR(source << ": mesh scale must be a positive number, got " << scale);
+    const index_t n_raw = static_cast<index_t>(raw.nodes.size());
+    std::vector<index_t> new_index(raw.nodes.size(), -1);
+    for (index_t v : raw.cell_nodes) new_index[static_cast<std::size_t>(v)] = 0;
+    Mesh m;
+    m.dim = raw.dim;
+    index_t n_used = 0;
+    for (index_t i = 0; i < n_raw; ++i) {
+        if (new_index[static_cast<std::size_t>(i)] < 0) continue;
+        new_index[static_cast<std::size_t>(i)] = n_used++;
+        const Vec3& p = raw.nodes[static_cast<std::size_t>(i)];
+        m.nodes.push_back({p[0] * scale, p[1] * scale, p[2] * scale});
+    }
+
+    // Planarity: relative to the size of the mesh (Gmsh writes 16 significant digits).
+    Vec3 lo = m.nodes.empty() ? Vec3{0, 0, 0} : m.nodes[0], hi = lo;
+    for (const Vec3& p : m.nodes)
+        for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], p[d]), hi[d] = std::max(hi[d], p[d]);
+    const double size = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+    const double tol = 1e-10 * size;
+    if (m.dim < 3) {
+        for (index_t i = 0; i < n_raw; ++i) {
+            const index_t k = new_index[static_cast<std::size_t>(i)];
+            if (k < 0) continue;
+            Vec3& p = m.nodes[static_cast<std::size_t>(k)];
+            for (int d = m.dim; d < 3; ++d) {
+                if (std::abs(p[d]) > tol) {
+                    UGKS_INPUT_ERROR(source << ": a " << m.dim << "D mesh must lie "
+                                            << (m.dim == 2 ? "in the plane z = 0" : "on the x axis")
+                                            << ", but node " << raw.label(i) << " has "
+                                            << "xyz"[d] << " = " << p[d]);
+                }
+                p[d] = 0.0;
+            }
+        }
+    }
+
+    m.cell_type = std::move(raw.cell_type);
+    m.cell_node_offsets = std::move(raw.cell_node_offsets);
+    m.cell_nodes = std::move(raw.cell_nodes);
+    for (index_t& v : m.cell_nodes) v = new_index[static_cast<std::size_t>(v)];
+    index_t n_flip = 0;
+    for (std::size_t c = 0; c < m.cell_type.size(); ++c) {
+        index_t* cn = m.cell_nodes.data() + m.cell_node_offsets[c];
+        if (orientation(m.cell_type[c], cn, m.nodes) < 0) {
+            flip_cell(m.cell_type[c], cn);
+            ++n_flip;
+        }
+    }
+    if (flipped) *flipped = n_flip;
+
+    for (BoundaryFaceSpec& f : raw.faces) {
+        for (index_t& v : f.nodes) {
+            const index_t k = new_index[static_cast<std::size_t>(v)];
+            if (k < 0) {
+                UGKS_INPUT_ERROR(source << ": boundary face of patch '"
+                                        << raw.patch_names[static_cast<std::size_t>(f.patch)]
+                                        << "' uses node " << raw.label(v)
+                                        << ", which belongs to no cell");
+            }
+            v = k;
+        }
+    }
+    m.patch_names = std::move(raw.patch_names);
+    build_faces_and_geometry(m, raw.faces, source);
+    return m;
+}
+
+}  // namespace ugks::detail

@@ -1,0 +1,127 @@
+#include "ugks/solver/boundary_config.hpp"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "ugks/core/error.hpp"
+#include "ugks/io/config.hpp"
+#include "ugks/mesh/mesh.hpp"
+
+namespace ugks {
+
+std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim) {
+    std::vector<BoundaryCondition> out;
+    if (!cfg.has("boundaries")) return out;
+    if (!cfg.is_map("boundaries")) cfg.fail("boundaries", "expected a map from patch name to condition");
+    for (const auto& name : cfg.keys("boundaries")) {
+        const std::string base = "boundaries." + name;
+        if (!cfg.is_map(base)) cfg.fail(base, "expected a map with at least 'type'");
+        BoundaryCondition bc;
+        bc.patch = name;
+        bc.type = cfg.get_enum(base + ".type",
+                               {"diffuse_wall", "far_field", "inflow", "outflow", "symmetry", "periodic"});
+        auto read_velocity = [&](const std::string& key) {
+            Vec3 U = cfg.get_or<Vec3>(key, Vec3{0, 0, 0});
+            for (int d = dim; d < 3; ++d)
+                if (U[d] != 0.0)
+                    cfg.fail(key, "component " + std::to_string(d) + " must be 0 on a " + std::to_string(dim) +
+                                      "D mesh");
+            return U;
+        };
+        if (bc.type == "diffuse_wall") {
+            bc.T = cfg.get<double>(base + ".T");
+            cfg.check_range(base + ".T", bc.T, 0.0, HUGE_VAL, true);
+            bc.U = read_velocity(base + ".U");
+        } else if (bc.type == "far_field" || bc.type == "inflow") {
+            bc.rho = cfg.get<double>(base + ".rho");
+            cfg.check_range(base + ".rho", bc.rho, 0.0, HUGE_VAL, true);
+            bc.T = cfg.get<double>(base + ".T");
+            cfg.check_range(base + ".T", bc.T, 0.0, HUGE_VAL, true);
+            bc.U = read_velocity(base + ".U");
+        } else if (bc.type == "periodic") {
+            bc.partner = cfg.get<std::string>(base + ".partner");
+        }
+        out.push_back(bc);
+    }
+    return out;
+}
+
+std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const Mesh& mesh, const Config& cfg,
+                                     const std::string& source) {
+    std::array<bool, 3> mirrors{false, false, false};
+    std::map<std::string, BoundaryCondition*> by_name;
+    for (auto& bc : bcs) by_name[bc.patch] = &bc;
+    std::vector<std::string> missing_in_case, missing_in_mesh;
+    for (const auto& p : mesh.patch_names)
+        if (!by_name.count(p)) missing_in_case.push_back(p);
+    for (const auto& bc : bcs)
+        if (mesh.patch_index(bc.patch) < 0) missing_in_mesh.push_back(bc.patch);
+    auto join = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& x : v) s += (s.empty() ? "'" : ", '") + x + "'";
+        return s;
+    };
+    std::string all_mesh = join(mesh.patch_names);
+    if (!missing_in_mesh.empty())
+        cfg.fail("boundaries." + missing_in_mesh.front(),
+                 "patch " + join(missing_in_mesh) + " does not exist in the mesh " + source +
+                     " (its patches: " + all_mesh + ")");
+    if (!missing_in_case.empty())
+        UGKS_INPUT_ERROR(source << ": mesh patch " << join(missing_in_case)
+                                << " has no boundary condition in section 'boundaries' of " << cfg.file());
+
+    // Geometry per patch: face count, area, normals.
+    const int np = static_cast<int>(mesh.patch_names.size());
+    std::vector<double> area(np, 0.0);
+    std::vector<index_t> count(np, 0);
+    std::vector<Vec3> n_first(np, Vec3{0, 0, 0});
+    std::vector<bool> planar(np, true);
+    for (index_t f = 0; f < mesh.n_faces(); ++f) {
+        const int p = mesh.face_patch[f];
+        if (p < 0) continue;
+        const Vec3& n = mesh.face_normal[f];
+        if (count[p] == 0) n_first[p] = n;
+        else if (std::abs(n[0] * n_first[p][0] + n[1] * n_first[p][1] + n[2] * n_first[p][2] - 1.0) > 1e-8)
+            planar[p] = false;
+        ++count[p];
+        area[p] += mesh.face_area[f];
+    }
+    for (auto& bc : bcs) {
+        const int p = mesh.patch_index(bc.patch);
+        const std::string key = "boundaries." + bc.patch;
+        if (bc.type == "symmetry") {
+            int axis = -1;
+            for (int d = 0; d < 3 && planar[p]; ++d)
+                if (std::abs(std::abs(n_first[p][d]) - 1.0) < 1e-8) axis = d;
+            if (axis < 0)
+                cfg.fail(key + ".type", "symmetry patch '" + bc.patch +
+                                            "' must be a plane normal to the x, y or z axis (the velocity grid "
+                                            "is mirrored about axis-aligned planes only)");
+            bc.symmetry_axis = axis;
+            mirrors[axis] = true;
+        } else if (bc.type == "diffuse_wall") {
+            for (index_t f = 0; f < mesh.n_faces(); ++f) {
+                if (mesh.face_patch[f] != p) continue;
+                const Vec3& n = mesh.face_normal[f];
+                const double un = bc.U[0] * n[0] + bc.U[1] * n[1] + bc.U[2] * n[2];
+                if (std::abs(un) > 1e-8 * (1.0 + std::sqrt(bc.U[0] * bc.U[0] + bc.U[1] * bc.U[1] +
+                                                           bc.U[2] * bc.U[2])))
+                    cfg.fail(key + ".U", "wall velocity must be tangential to patch '" + bc.patch +
+                                             "' (U.n = " + std::to_string(un) + " on a face)");
+            }
+        } else if (bc.type == "periodic") {
+            auto it = by_name.find(bc.partner);
+            if (it == by_name.end() || it->second->type != "periodic" || it->second->partner != bc.patch)
+                cfg.fail(key + ".partner", "partner '" + bc.partner +
+                                               "' must be a periodic patch whose partner is '" + bc.patch + "'");
+            const int q = mesh.patch_index(bc.partner);
+            if (count[p] != count[q] || std::abs(area[p] - area[q]) > 1e-10 * (area[p] + area[q]))
+                cfg.fail(key + ".partner", "periodic patches '" + bc.patch + "' and '" + bc.partner +
+                                               "' differ in face count or area");
+        }
+    }
+    return mirrors;
+}
+
+}  // namespace ugks

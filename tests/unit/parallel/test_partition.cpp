@@ -1,0 +1,398 @@
+// Serial tests of the mesh partition (METIS) and of the local meshes and halo lists built from it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ugks/core/error.hpp"
+#include "ugks/mesh/sources.hpp"
+#include "ugks/parallel/partition.hpp"
+
+namespace ugks {
+namespace {
+
+Mesh box(int dim, index_t nx, index_t ny, index_t nz, const std::string& type,
+         Vec3 hi = {1, 1, 1}) {
+    BoxSpec s;
+    s.dim = dim;
+    s.n = {nx, ny, nz};
+    s.hi = hi;
+    s.cell_type = type;
+    return make_box(s);
+}
+
+/// Minimal mesh for partition_cells, which only reads cells and face owner/neighbour.
+Mesh graph_mesh(index_t n_cells, const std::vector<std::pair<index_t, index_t>>& interior) {
+    Mesh m;
+    m.dim = 1;
+    m.cell_type.assign(static_cast<std::size_t>(n_cells), CellType::Segment);
+    for (auto [a, b] : interior) {
+        m.face_owner.push_back(a);
+        m.face_neighbour.push_back(b);
+    }
+    return m;
+}
+
+std::vector<index_t> part_sizes(const std::vector<int>& part, int k) {
+    std::vector<index_t> count(static_cast<std::size_t>(k), 0);
+    for (int p : part) {
+        EXPECT_GE(p, 0);
+        EXPECT_LT(p, k);
+        if (p >= 0 && p < k) ++count[p];
+    }
+    return count;
+}
+
+/// Is part p connected through interior faces?
+bool part_connected(const Mesh& m, const std::vector<int>& part, int p) {
+    std::vector<std::vector<index_t>> adj(static_cast<std::size_t>(m.n_cells()));
+    for (index_t f = 0; f < m.n_faces(); ++f) {
+        const index_t a = m.face_owner[f], b = m.face_neighbour[f];
+        if (b >= 0 && part[a] == p && part[b] == p) {
+            adj[a].push_back(b);
+            adj[b].push_back(a);
+        }
+    }
+    std::vector<index_t> cells;
+    for (index_t c = 0; c < m.n_cells(); ++c)
+        if (part[c] == p) cells.push_back(c);
+    if (cells.empty()) return false;
+    std::set<index_t> seen{cells[0]};
+    std::vector<index_t> stack{cells[0]};
+    while (!stack.empty()) {
+        const index_t c = stack.back();
+        stack.pop_back();
+        for (index_t d : adj[c])
+            if (seen.insert(d).second) stack.push_back(d);
+    }
+    return seen.size() == cells.size();
+}
+
+struct PartCase {
+    const char* name;
+    Mesh mesh;
+    int k;
+};
+
+TEST(Partition, BalancedContiguousAndCoversEveryCell) {
+    std::vector<PartCase> cases;
+    cases.push_back({"quad 24x20 / 4", box(2, 24, 20, 1, "quad"), 4});
+    cases.push_back({"quad 24x20 / 3", box(2, 24, 20, 1, "quad"), 3});
+    cases.push_back({"triangle 16x16 / 7", box(2, 16, 16, 1, "triangle"), 7});
+    cases.push_back({"hexa 8x8x8 / 8", box(3, 8, 8, 8, "hexa"), 8});
+    cases.push_back({"tetra 5x5x5 / 6", box(3, 5, 5, 5, "tetra"), 6});
+    for (const PartCase& pc : cases) {
+        SCOPED_TRACE(pc.name);
+        const std::vector<int> part = partition_cells(pc.mesh, pc.k);
+        ASSERT_EQ(static_cast<index_t>(part.size()), pc.mesh.n_cells());
+        const std::vector<index_t> count = part_sizes(part, pc.k);
+        const double ideal = static_cast<double>(pc.mesh.n_cells()) / pc.k;
+        for (int p = 0; p < pc.k; ++p) {
+            EXPECT_GT(count[p], 0) << "part " << p;
+            // METIS's default imbalance tolerance is 3 %; allow 5 % for the contiguity constraint.
+            EXPECT_LE(static_cast<double>(count[p]), std::ceil(1.05 * ideal)) << "part " << p;
+            EXPECT_TRUE(part_connected(pc.mesh, part, p)) << "part " << p;
+        }
+    }
+}
+
+TEST(Partition, DeterministicWhenComputedTwice) {
+    const Mesh m = box(3, 6, 5, 4, "tetra");
+    const std::vector<int> a = partition_cells(m, 5);
+    const std::vector<int> b = partition_cells(m, 5);
+    EXPECT_EQ(a, b);
+    const Mesh m2 = box(3, 6, 5, 4, "tetra");
+    EXPECT_EQ(partition_cells(m2, 5), a);
+}
+
+TEST(Partition, OnePartIsAllZeros) {
+    const Mesh m = box(2, 3, 4, 1, "quad");
+    EXPECT_EQ(partition_cells(m, 1), std::vector<int>(12, 0));
+}
+
+TEST(Partition, MorePartsThanCellsIsAnInputError) {
+    const Mesh m = box(2, 3, 2, 1, "quad");
+    try {
+        partition_cells(m, 7);
+        FAIL() << "no exception";
+    } catch (const InputError& e) {
+        EXPECT_NE(
+            std::string(e.what()).find("the mesh has 6 cells, fewer than the 7 physical parts"),
+            std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(partition_cells(m, 0), InputError);
+}
+
+TEST(Partition, AsManyPartsAsCellsGivesOneCellEach) {
+    // Tiny graphs are where METIS may leave parts empty; every part must still get exactly one
+    // cell.
+    const std::vector<std::pair<Mesh, int>> cases = {{box(1, 5, 1, 1, "segment"), 5},
+                                                     {box(2, 2, 2, 1, "quad"), 4},
+                                                     {box(2, 3, 3, 1, "quad"), 9},
+                                                     {box(2, 2, 1, 1, "triangle"), 4}};
+    for (const auto& [m, k] : cases) {
+        const std::vector<int> part = partition_cells(m, k);
+        EXPECT_EQ(part_sizes(part, k), std::vector<index_t>(static_cast<std::size_t>(k), 1));
+    }
+    // One fewer part than cells: one part of two cells, all others single.
+    const Mesh m = box(2, 3, 3, 1, "quad");
+    std::vector<index_t> sizes = part_sizes(partition_cells(m, 8), 8);
+    std::sort(sizes.begin(), sizes.end());
+    EXPECT_EQ(sizes, (std::vector<index_t>{1, 1, 1, 1, 1, 1, 1, 2}));
+}
+
+TEST(Partition, DisconnectedGraphKeepsComponentsApart) {
+    // Two chains of four cells with no face between them: the cut-minimising 2-way split is the two
+    // chains (METIS cannot be asked for contiguous parts here).
+    const Mesh m = graph_mesh(8, {{0, 1}, {1, 2}, {2, 3}, {4, 5}, {5, 6}, {6, 7}});
+    const std::vector<int> part = partition_cells(m, 2);
+    EXPECT_EQ(part_sizes(part, 2), (std::vector<index_t>{4, 4}));
+    for (int c = 1; c < 4; ++c) EXPECT_EQ(part[c], part[0]);
+    for (int c = 5; c < 8; ++c) EXPECT_EQ(part[c], part[4]);
+    EXPECT_NE(part[0], part[4]);
+}
+
+TEST(Partition, NoInteriorFacesGivesConsecutiveBlocks) {
+    const Mesh m = graph_mesh(5, {});
+    EXPECT_EQ(partition_cells(m, 2), (std::vector<int>{0, 0, 0, 1, 1}));
+}
+
+TEST(Partition, DuplicateFacesBetweenTwoCellsAreOneEdge) {
+    // Cells 0 and 1 share two faces (as split polygons can); METIS must see a single edge.
+    const Mesh m = graph_mesh(4, {{0, 1}, {1, 0}, {1, 2}, {2, 3}, {2, 3}});
+    const std::vector<int> part = partition_cells(m, 2);
+    EXPECT_EQ(part_sizes(part, 2), (std::vector<index_t>{2, 2}));
+    EXPECT_EQ(part[0], part[1]);
+    EXPECT_EQ(part[2], part[3]);
+}
+
+// ---- local meshes
+// ---------------------------------------------------------------------------------
+
+TEST(LocalMesh, OneDimensionalChainExactLists) {
+    const Mesh g = box(1, 6, 1, 1, "segment", {6, 1, 1});
+    for (index_t c = 0; c < 6; ++c) ASSERT_DOUBLE_EQ(g.cell_centroid[c][0], c + 0.5);
+    const LocalMesh L = build_local_mesh(g, {0, 0, 1, 1, 2, 2}, 1);
+    EXPECT_EQ(L.part, 1);
+    EXPECT_EQ(L.n_owned, 2);
+    EXPECT_EQ(L.n_ghost, 2);
+    EXPECT_EQ(L.n_global_cells, 6);
+    EXPECT_EQ(L.global_cell, (std::vector<index_t>{2, 3, 1, 4}));
+    EXPECT_EQ(L.ghost_part, (std::vector<int>{0, 2}));
+    EXPECT_EQ(L.mesh.n_cells(), 4);
+    EXPECT_EQ(L.halo.neighbours, (std::vector<int>{0, 2}));
+    EXPECT_EQ(L.halo.send_cells, (std::vector<std::vector<index_t>>{{0}, {1}}));
+    EXPECT_EQ(L.halo.recv_cells, (std::vector<std::vector<index_t>>{{2}, {3}}));
+    // Faces at x = 2, 3, 4 (those touching an owned cell), in ascending global order.
+    ASSERT_EQ(L.mesh.n_faces(), 3);
+    std::vector<double> fx;
+    for (index_t f = 0; f < 3; ++f) fx.push_back(L.mesh.face_centroid[f][0]);
+    std::sort(fx.begin(), fx.end());
+    EXPECT_EQ(fx, (std::vector<double>{2, 3, 4}));
+    EXPECT_TRUE(std::is_sorted(L.global_face.begin(), L.global_face.end()));
+    // Nodes of cells 1..4: x = 1..5.
+    ASSERT_EQ(L.mesh.n_nodes(), 5);
+    for (index_t v = 0; v < 5; ++v)
+        EXPECT_DOUBLE_EQ(L.mesh.nodes[v][0], static_cast<double>(v + 1));
+    // Owned cells see both their faces, ghosts only the one they share with an owned cell.
+    const auto nfaces = [&](index_t c) {
+        return L.mesh.cell_face_offsets[c + 1] - L.mesh.cell_face_offsets[c];
+    };
+    EXPECT_EQ(nfaces(0), 2);
+    EXPECT_EQ(nfaces(1), 2);
+    EXPECT_EQ(nfaces(2), 1);
+    EXPECT_EQ(nfaces(3), 1);
+    EXPECT_DOUBLE_EQ(L.mesh.cell_volume[0] + L.mesh.cell_volume[1], 2.0);
+}
+
+/// Every structural property of the local meshes of all parts, checked against the global mesh.
+void check_local_meshes(const Mesh& g, const std::vector<int>& part, int k, double domain_volume) {
+    std::vector<LocalMesh> locals;
+    for (int p = 0; p < k; ++p) locals.push_back(build_local_mesh(g, part, p));
+
+    std::vector<int> owned_times(static_cast<std::size_t>(g.n_cells()), 0);
+    std::vector<int> face_copies(static_cast<std::size_t>(g.n_faces()), 0);
+    double volume = 0;
+    for (int p = 0; p < k; ++p) {
+        SCOPED_TRACE("part " + std::to_string(p));
+        const LocalMesh& L = locals[p];
+        const Mesh& m = L.mesh;
+        ASSERT_EQ(m.n_cells(), L.n_owned + L.n_ghost);
+        ASSERT_EQ(static_cast<index_t>(L.global_cell.size()), m.n_cells());
+        EXPECT_TRUE(std::is_sorted(L.global_cell.begin(), L.global_cell.begin() + L.n_owned));
+        EXPECT_TRUE(std::is_sorted(L.global_cell.begin() + L.n_owned, L.global_cell.end()));
+        for (index_t c = 0; c < L.n_owned; ++c) {
+            EXPECT_EQ(part[L.global_cell[c]], p);
+            ++owned_times[L.global_cell[c]];
+            volume += m.cell_volume[c];
+        }
+        for (index_t i = 0; i < L.n_ghost; ++i) {
+            const index_t gc = L.global_cell[L.n_owned + i];
+            EXPECT_NE(part[gc], p);
+            EXPECT_EQ(L.ghost_part[i], part[gc]);
+        }
+        // Every ghost is a face neighbour of an owned cell, and every such neighbour is a ghost.
+        std::set<index_t> expected_ghosts;
+        for (index_t f = 0; f < g.n_faces(); ++f) {
+            const index_t a = g.face_owner[f], b = g.face_neighbour[f];
+            if (b < 0) continue;
+            if (part[a] == p && part[b] != p) expected_ghosts.insert(b);
+            if (part[b] == p && part[a] != p) expected_ghosts.insert(a);
+        }
+        EXPECT_EQ(std::vector<index_t>(L.global_cell.begin() + L.n_owned, L.global_cell.end()),
+                  std::vector<index_t>(expected_ghosts.begin(), expected_ghosts.end()));
+
+        // Nodes: ascending global ids, same coordinates, cell connectivity maps back.
+        EXPECT_TRUE(std::is_sorted(L.global_node.begin(), L.global_node.end()));
+        for (index_t v = 0; v < m.n_nodes(); ++v) EXPECT_EQ(m.nodes[v], g.nodes[L.global_node[v]]);
+        for (index_t c = 0; c < m.n_cells(); ++c) {
+            const index_t gc = L.global_cell[c];
+            EXPECT_EQ(m.cell_type[c], g.cell_type[gc]);
+            EXPECT_EQ(m.cell_centroid[c], g.cell_centroid[gc]);
+            ASSERT_EQ(m.cell_node_offsets[c + 1] - m.cell_node_offsets[c],
+                      g.cell_node_offsets[gc + 1] - g.cell_node_offsets[gc]);
+            for (index_t k2 = 0; k2 < m.cell_node_offsets[c + 1] - m.cell_node_offsets[c]; ++k2)
+                EXPECT_EQ(L.global_node[m.cell_nodes[m.cell_node_offsets[c] + k2]],
+                          g.cell_nodes[g.cell_node_offsets[gc] + k2]);
+        }
+
+        // Faces: same orientation, geometry and patch; owner/neighbour map back to the global
+        // cells.
+        EXPECT_TRUE(std::is_sorted(L.global_face.begin(), L.global_face.end()));
+        for (index_t f = 0; f < m.n_faces(); ++f) {
+            const index_t gf = L.global_face[f];
+            ++face_copies[gf];
+            EXPECT_EQ(L.global_cell[m.face_owner[f]], g.face_owner[gf]);
+            const index_t nb = m.face_neighbour[f];
+            EXPECT_EQ(nb < 0 ? index_t{-1} : L.global_cell[nb], g.face_neighbour[gf]);
+            EXPECT_EQ(m.face_patch[f], g.face_patch[gf]);
+            EXPECT_EQ(m.face_area[f], g.face_area[gf]);
+            EXPECT_EQ(m.face_normal[f], g.face_normal[gf]);
+            EXPECT_EQ(m.face_centroid[f], g.face_centroid[gf]);
+            std::vector<index_t> ln, gn;
+            for (index_t q = m.face_node_offsets[f]; q < m.face_node_offsets[f + 1]; ++q)
+                ln.push_back(L.global_node[m.face_nodes[q]]);
+            for (index_t q = g.face_node_offsets[gf]; q < g.face_node_offsets[gf + 1]; ++q)
+                gn.push_back(g.face_nodes[q]);
+            EXPECT_EQ(ln, gn);
+        }
+        // cell -> faces: the global list for owned cells, the present faces for ghosts.
+        for (index_t c = 0; c < m.n_cells(); ++c) {
+            const index_t gc = L.global_cell[c];
+            std::vector<index_t> lf, gf;
+            for (index_t q = m.cell_face_offsets[c]; q < m.cell_face_offsets[c + 1]; ++q)
+                lf.push_back(L.global_face[m.cell_faces[q]]);
+            for (index_t q = g.cell_face_offsets[gc]; q < g.cell_face_offsets[gc + 1]; ++q) {
+                const index_t f = g.cell_faces[q];
+                const index_t a = g.face_owner[f], b = g.face_neighbour[f];
+                if (c < L.n_owned || part[a] == p || (b >= 0 && part[b] == p)) gf.push_back(f);
+            }
+            EXPECT_EQ(lf, gf) << "local cell " << c;
+        }
+
+        // Halo lists against a direct computation from the global mesh.
+        std::map<int, std::set<index_t>> send, recv;
+        for (index_t f = 0; f < g.n_faces(); ++f) {
+            const index_t a = g.face_owner[f], b = g.face_neighbour[f];
+            if (b < 0 || part[a] == part[b]) continue;
+            if (part[a] == p) {
+                send[part[b]].insert(a);
+                recv[part[b]].insert(b);
+            }
+            if (part[b] == p) {
+                send[part[a]].insert(b);
+                recv[part[a]].insert(a);
+            }
+        }
+        std::vector<int> nbrs;
+        for (const auto& kv : send) nbrs.push_back(kv.first);
+        EXPECT_EQ(L.halo.neighbours, nbrs);
+        ASSERT_EQ(L.halo.send_cells.size(), nbrs.size());
+        ASSERT_EQ(L.halo.recv_cells.size(), nbrs.size());
+        for (std::size_t i = 0; i < nbrs.size(); ++i) {
+            std::vector<index_t> s, r;
+            for (index_t c : L.halo.send_cells[i]) {
+                EXPECT_LT(c, L.n_owned);
+                s.push_back(L.global_cell[c]);
+            }
+            for (index_t c : L.halo.recv_cells[i]) {
+                EXPECT_GE(c, L.n_owned);
+                r.push_back(L.global_cell[c]);
+            }
+            const auto& es = send[nbrs[i]];
+            const auto& er = recv[nbrs[i]];
+            EXPECT_EQ(s, std::vector<index_t>(es.begin(), es.end()));
+            EXPECT_EQ(r, std::vector<index_t>(er.begin(), er.end()));
+        }
+    }
+
+    EXPECT_EQ(owned_times, std::vector<int>(static_cast<std::size_t>(g.n_cells()), 1));
+    EXPECT_NEAR(volume, domain_volume, 1e-12 * domain_volume);
+    // A face is in the local mesh of each part that owns one of its cells.
+    for (index_t f = 0; f < g.n_faces(); ++f) {
+        const index_t a = g.face_owner[f], b = g.face_neighbour[f];
+        const int expected = (b >= 0 && part[a] != part[b]) ? 2 : 1;
+        EXPECT_EQ(face_copies[f], expected) << "global face " << f;
+    }
+    // Symmetry: A's i-th send to B is, cell by cell, B's receive from A.
+    for (int a = 0; a < k; ++a) {
+        const LocalMesh& A = locals[a];
+        for (std::size_t i = 0; i < A.halo.neighbours.size(); ++i) {
+            const LocalMesh& B = locals[A.halo.neighbours[i]];
+            const auto it = std::find(B.halo.neighbours.begin(), B.halo.neighbours.end(), a);
+            ASSERT_NE(it, B.halo.neighbours.end());
+            const auto j = static_cast<std::size_t>(it - B.halo.neighbours.begin());
+            ASSERT_EQ(A.halo.send_cells[i].size(), B.halo.recv_cells[j].size());
+            for (std::size_t q = 0; q < A.halo.send_cells[i].size(); ++q)
+                EXPECT_EQ(A.global_cell[A.halo.send_cells[i][q]],
+                          B.global_cell[B.halo.recv_cells[j][q]]);
+        }
+    }
+}
+
+TEST(LocalMesh, QuadBoxFourParts) {
+    const Mesh g = box(2, 12, 10, 1, "quad", {2, 3, 1});
+    check_local_meshes(g, partition_cells(g, 4), 4, 6.0);
+}
+
+TEST(LocalMesh, TriangleBoxThreeParts) {
+    const Mesh g = box(2, 9, 7, 1, "triangle", {1.5, 1, 1});
+    check_local_meshes(g, partition_cells(g, 3), 3, 1.5);
+}
+
+TEST(LocalMesh, TetraBoxFiveParts) {
+    const Mesh g = box(3, 4, 4, 3, "tetra", {1, 2, 0.5});
+    check_local_meshes(g, partition_cells(g, 5), 5, 1.0);
+}
+
+TEST(LocalMesh, HandMadeStripedPartition) {
+    // Parts that interleave (part = column mod 3) give every part two neighbours on both sides.
+    const Mesh g = box(2, 9, 4, 1, "quad");
+    std::vector<int> part(static_cast<std::size_t>(g.n_cells()));
+    for (index_t c = 0; c < g.n_cells(); ++c)
+        part[c] = static_cast<int>(std::floor(g.cell_centroid[c][0] * 9)) % 3;
+    check_local_meshes(g, part, 3, 1.0);
+}
+
+TEST(LocalMesh, SinglePartHasNoGhostsAndTheWholeMesh) {
+    const Mesh g = box(3, 3, 2, 2, "prism");
+    const LocalMesh L =
+        build_local_mesh(g, std::vector<int>(static_cast<std::size_t>(g.n_cells()), 0), 0);
+    EXPECT_EQ(L.n_owned, g.n_cells());
+    EXPECT_EQ(L.n_ghost, 0);
+    EXPECT_TRUE(L.halo.neighbours.empty());
+    EXPECT_EQ(L.mesh.n_faces(), g.n_faces());
+    EXPECT_EQ(L.mesh.n_nodes(), g.n_nodes());
+    EXPECT_EQ(L.mesh.face_owner, g.face_owner);
+    EXPECT_EQ(L.mesh.face_neighbour, g.face_neighbour);
+    EXPECT_EQ(L.mesh.cell_faces, g.cell_faces);
+    EXPECT_EQ(L.mesh.patch_names, g.patch_names);
+}
+
+}  // namespace
+}  // namespace ugks
