@@ -23,6 +23,20 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     s.initial.T = cfg.get_or<double>("initial.T", 1.0);
     cfg.check_range("initial.T", s.initial.T, 0.0, HUGE_VAL, true);
     s.initial.U = cfg.get_or<Vec3>("initial.U", Vec3{0, 0, 0});
+    if (cfg.has("initial.regions") && !cfg.is_sequence("initial.regions"))
+        cfg.fail("initial.regions", "expected a list of {lo, hi, rho, U, T}");
+    for (std::size_t i = 0; i < cfg.sequence_size("initial.regions"); ++i) {
+        const std::string b = "initial.regions." + std::to_string(i);
+        InitialRegion r;
+        r.lo = cfg.get_or<Vec3>(b + ".lo", r.lo);
+        r.hi = cfg.get_or<Vec3>(b + ".hi", r.hi);
+        r.state.rho = cfg.get_or<double>(b + ".rho", s.initial.rho);
+        cfg.check_range(b + ".rho", r.state.rho, 0.0, HUGE_VAL, true);
+        r.state.T = cfg.get_or<double>(b + ".T", s.initial.T);
+        cfg.check_range(b + ".T", r.state.T, 0.0, HUGE_VAL, true);
+        r.state.U = cfg.get_or<Vec3>(b + ".U", s.initial.U);
+        s.initial_regions.push_back(r);
+    }
 
     s.numerics.order = cfg.get_or<int>("numerics.order", 2);
     cfg.check_range("numerics.order", s.numerics.order, 1, 2);
@@ -30,6 +44,10 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     cfg.check_range("numerics.cfl", s.numerics.cfl, 0.0, 1.0, true, false);
     s.numerics.limiter =
         cfg.get_enum_or("numerics.limiter", {"venkatakrishnan", "barth_jespersen", "none"}, "venkatakrishnan");
+    if (s.numerics.limiter == "venkatakrishnan") {
+        s.numerics.venkatakrishnan_k = cfg.get_or<double>("numerics.venkatakrishnan_k", 1.0);
+        cfg.check_range("numerics.venkatakrishnan_k", s.numerics.venkatakrishnan_k, 0.0, 1e6);
+    }
 
     s.time.steps = cfg.get_or<long>("time.steps", 1000);
     cfg.check_range("time.steps", static_cast<double>(s.time.steps), 0, 1e15);
@@ -72,6 +90,16 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
 void parse_velocity_section(Config& cfg, CaseSetup& s, int mesh_dim) {
     s.velocity_config = parse_velocity_config(cfg, mesh_dim);
     s.boundaries = parse_boundaries(cfg, mesh_dim);
+}
+
+InitialState initial_state_at(const CaseSetup& s, const Vec3& x) {
+    InitialState st = s.initial;
+    for (const auto& r : s.initial_regions) {
+        bool inside = true;
+        for (int d = 0; d < 3; ++d) inside = inside && x[d] >= r.lo[d] && x[d] <= r.hi[d];
+        if (inside) st = r.state;
+    }
+    return st;
 }
 
 double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasModel& gas,

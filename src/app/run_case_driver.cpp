@@ -21,6 +21,7 @@
 #include "ugks/io/reports.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
+#include "ugks/solver/ugks_solver.hpp"
 
 namespace ugks {
 namespace {
@@ -33,30 +34,6 @@ std::string human_bytes(double b) {
         ++u;
     }
     return fmt::format("{:.2f} {}", b, unit[u]);
-}
-
-/// Macroscopic output fields of a uniform Maxwellian state on the owned cells.
-std::vector<CellField> initial_fields(const LocalMesh& local, const CaseSetup& s) {
-    const index_t n = local.n_owned;
-    const InitialState& st = s.initial;
-    const double p = st.rho * st.T / 2.0;  // p = rho / (2 lambda), sqrt(2RT) units
-    const double c = std::sqrt(s.gas.gamma() * st.T / 2.0);
-    const double speed = std::sqrt(st.U[0] * st.U[0] + st.U[1] * st.U[1] + st.U[2] * st.U[2]);
-    // Local Kn from the VHS mean free path: lambda_mfp ~ mu / (rho sqrt(T)), mu ~ T^omega.
-    const double kn_local = s.gas.Kn / st.rho * std::pow(st.T, s.gas.omega - 0.5);
-    std::vector<CellField> f;
-    f.push_back({"rho", 1, std::vector<double>(n, st.rho)});
-    std::vector<double> U(3 * n);
-    for (index_t i = 0; i < n; ++i)
-        for (int d = 0; d < 3; ++d) U[3 * i + d] = st.U[d];
-    f.push_back({"U", 3, U});
-    f.push_back({"T", 1, std::vector<double>(n, st.T)});
-    f.push_back({"p", 1, std::vector<double>(n, p)});
-    f.push_back({"q", 3, std::vector<double>(3 * n, 0.0)});
-    f.push_back({"stress", 6, std::vector<double>(6 * n, 0.0)});
-    f.push_back({"Mach", 1, std::vector<double>(n, speed / c)});
-    f.push_back({"Kn_local", 1, std::vector<double>(n, kn_local)});
-    return f;
 }
 
 /// Sample cell fields along probe lines: nearest owned cell centroid, then the global nearest over comm.
@@ -225,24 +202,64 @@ int run_case(const CommandLine& cl) {
                     cfg.fail("output.directory", "cannot create directory '" + dir + "': " + ec.message());
             }
         });
-        const auto fields = initial_fields(local, setup);
-        run_collective(world, [&] {
+        // Phase 4: the time loop.
+        UgksSolver solver(setup, local, layout, vel, blocks);
+        run_collective(world, [&] { solver.initialize(); });
+        auto write_fields_file = [&](const std::string& name) {
             ScopedTimer t("io");
-            if (layout.q == 0) {
-                write_fields(dir + "/fields_final.h5", layout.comm_x, mesh, local, fields, cfg.resolved_yaml(), 0,
-                             0.0);
-                write_probes(setup.output, dir, local, fields, layout.comm_x);
+            const auto fields = solver.fields();
+            run_collective(world, [&] {
+                if (layout.q == 0)
+                    write_fields(dir + "/" + name, layout.comm_x, mesh, local, fields, cfg.resolved_yaml(),
+                                 solver.step_count(), solver.time());
+            });
+        };
+        CsvWriter hist;
+        if (world_rank == 0)
+            hist = CsvWriter(dir + "/history.csv",
+                             {"step", "time", "dt", "res_rho", "res_rhoU", "res_rhoE", "wall_time"});
+        StepResult last;
+        std::string failure;
+        const auto t_loop = std::chrono::steady_clock::now();
+        long steps_done = 0;
+        while (solver.step_count() < setup.time.steps &&
+               (setup.time.end_time <= 0 || solver.time() < setup.time.end_time * (1 - 1e-14))) {
+            StepResult r = solver.step();
+            if (r.failed) {
+                failure = r.failure;
+                break;
             }
-        });
-        log::error("note: UGKS time stepping is not available in this version of ugks_solver; "
-                   "{} holds the initial state (step 0)", dir + "/fields_final.h5");
-
+            last = r;
+            ++steps_done;
+            const double wall_now = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+            if (world_rank == 0)
+                hist.row({static_cast<double>(solver.step_count()), solver.time(), r.dt, r.residual[0],
+                          r.residual[1], r.residual[2], wall_now});
+            if (!cl.quiet && world_rank == 0 && (solver.step_count() % 100 == 0 || solver.step_count() == 1))
+                log::info("step {:8d}  t = {:.6e}  dt = {:.3e}  residuals {:.3e} {:.3e} {:.3e}", solver.step_count(),
+                          solver.time(), r.dt, r.residual[0], r.residual[1], r.residual[2]);
+            if (setup.output.every > 0 && solver.step_count() % setup.output.every == 0)
+                write_fields_file(fmt::format("fields_{:06d}.h5", solver.step_count()));
+            if (setup.time.steady_tolerance > 0 &&
+                std::max({r.residual[0], r.residual[1], r.residual[2]}) < setup.time.steady_tolerance) {
+                log::info("steady state reached at step {} (residuals below {})", solver.step_count(),
+                          setup.time.steady_tolerance);
+                break;
+            }
+        }
+        const double loop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_loop).count();
+        write_fields_file("fields_final.h5");
+        {
+            const auto fields = solver.fields();
+            run_collective(world, [&] {
+                if (layout.q == 0) write_probes(setup.output, dir, local, fields, layout.comm_x);
+            });
+        }
+        if (!failure.empty()) throw NumericalError(failure + " (fields_final.h5 holds the last good state)");
         timers().stop("total");
         const auto stats = timers().reduce(world);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
         if (world_rank == 0) {
-            CsvWriter hist(dir + "/history.csv",
-                           {"step", "time", "dt", "res_rho", "res_rhoU", "res_rhoE", "wall_time"});
             nlohmann::json j;
             j["case"] = setup.name;
             j["case_file"] = cl.case_file;
@@ -252,17 +269,20 @@ int run_case(const CommandLine& cl) {
                                   {"B_v", blocks.block_size}, {"velocity_blocks", blocks.n_blocks}};
             j["mesh"] = {{"dim", mesh.dim}, {"cells", mesh.n_cells()}, {"faces", mesh.n_faces()}};
             j["velocity"] = {{"type", vel.kind}, {"dim", vel.dim}, {"points", vel.size()}};
-            j["steps"] = 0;
-            j["time"] = 0.0;
+            j["steps"] = solver.step_count();
+            j["time"] = solver.time();
             j["dt_estimate"] = dt;
-            j["final_residuals"] = nullptr;
+            j["final_residuals"] = {{"rho", last.residual[0]}, {"rhoU", last.residual[1]},
+                                    {"rhoE", last.residual[2]}};
             j["memory_per_rank_bytes"] = {{"estimate_max", mem_max},
                                           {"device_arrays_peak", static_cast<double>(memory_tally().peak)}};
             nlohmann::json tj = nlohmann::json::object();
             for (const auto& s : stats) tj[s.category] = {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
             j["wall_time_s"] = tj;
             j["wall_time_total_s"] = wall;
-            j["phase_space_point_updates_per_s"] = nullptr;
+            j["phase_space_point_updates_per_s"] =
+                loop_s > 0 ? static_cast<double>(mesh.n_cells()) * static_cast<double>(vel.size()) * steps_done / loop_s
+                           : 0.0;
             write_json(dir + "/summary.json", j);
         }
         if (world_rank == 0 && !cl.quiet) {

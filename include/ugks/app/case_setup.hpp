@@ -18,11 +18,19 @@ struct InitialState {
     Vec3 U{0, 0, 0};
 };
 
+/// A box-shaped region of the `initial.regions` list: cells whose centroid lies in [lo, hi] take this state
+/// (later regions win).
+struct InitialRegion {
+    Vec3 lo{-1e300, -1e300, -1e300}, hi{1e300, 1e300, 1e300};
+    InitialState state;
+};
+
 /// `numerics` section.
 struct NumericsConfig {
     int order = 2;                 ///< 1 or 2
     double cfl = 0.5;              ///< default 0.8 (order 1) / 0.5 (order 2), decision U8
     std::string limiter;           ///< venkatakrishnan | barth_jespersen | none
+    double venkatakrishnan_k = 1.0;  ///< K in eps^2 = (K dh)^3 (local scale)^2 (section 4.3, scaled form)
 };
 
 /// `time` section.
@@ -62,6 +70,7 @@ struct CaseSetup {
     VelocityConfig velocity_config;
     std::vector<BoundaryCondition> boundaries;
     InitialState initial;
+    std::vector<InitialRegion> initial_regions;
     NumericsConfig numerics;
     TimeConfig time;
     ParallelConfig parallel;
@@ -71,6 +80,9 @@ struct CaseSetup {
 /// Parse every section except `mesh`/`velocity` geometry-dependent checks; `mesh_dim` is known after loading.
 void parse_case_sections(Config& cfg, CaseSetup& setup);
 void parse_velocity_section(Config& cfg, CaseSetup& setup, int mesh_dim);
+
+/// Initial state of a cell with centroid x (uniform state, then the regions in order).
+InitialState initial_state_at(const CaseSetup& setup, const Vec3& x);
 
 /// Time step of ugks-formulation.md section 7 for a uniform state W (rho, U, T) on the given cells:
 /// dt = CFL * min_i 2 V_i / sum_f S_f s_f,i, s_f,i = max(max_k |u_k . n_f|, |U . n_f| + c), c = sqrt(gamma T / 2).

@@ -20,22 +20,24 @@ struct BoxSpec {
 Mesh make_box(const BoxSpec& spec);
 
 /// Gmsh .msh 4.1 (ASCII and binary): physical groups of dimension dim-1 become patches (named by
-/// their physical names, "patch_<tag>" when unnamed, in the order of the physical tags); elements of
-/// dimension dim (the highest present) become cells; other sections are skipped. `scale` multiplies
-/// all coordinates. The returned mesh has faces and geometry built (build_faces_and_geometry), nodes
-/// used by no cell dropped (file order kept), cells with mirrored node order (e.g. a 2D surface with
-/// normal -z) reoriented; a 2D mesh must lie in z = 0, a 1D one on the x axis. Bad input (missing
-/// file, other format version, second-order or unknown elements, unknown node tags, truncated file,
-/// a boundary entity in two physical groups) -> InputError naming the file and, for ASCII, the line.
+/// their physical names, "patch_<tag>" when unnamed, in the order of the physical tags); elements
+/// of dimension dim (the highest present) become cells; other sections are skipped. `scale`
+/// multiplies all coordinates. The returned mesh has faces and geometry built
+/// (build_faces_and_geometry), nodes used by no cell dropped (file order kept), cells with mirrored
+/// node order (e.g. a 2D surface with normal -z) reoriented; a 2D mesh must lie in z = 0, a 1D one
+/// on the x axis. Bad input (missing file, other format version, second-order or unknown elements,
+/// unknown node tags, truncated file, a boundary entity in two physical groups) -> InputError
+/// naming the file and, for ASCII, the line.
 Mesh read_gmsh(const std::string& path, double scale = 1.0);
 
-/// CGNS unstructured zone (first base, single zone) with sections NODE, BAR_2, TRI_3, QUAD_4, TETRA_4,
-/// PYRA_5, PENTA_6, HEXA_8 or MIXED of these: elements of the base's cell dimension become cells.
-/// Patches from ZoneBC: PointRange/PointList of face elements (FaceCenter/EdgeCenter, ElementRange/
-/// ElementList) or of vertices (Vertex: the cell faces whose nodes are all listed), named by the BC's
-/// FamilyName if any, else by the BC name (BCs of one family form one patch); without ZoneBC, every
-/// section of boundary elements is a patch named after the section. Post-processing and errors as
-/// read_gmsh. Builds without the CGNS library throw InputError "this build has no CGNS support".
+/// CGNS unstructured zone (first base, single zone) with sections NODE, BAR_2, TRI_3, QUAD_4,
+/// TETRA_4, PYRA_5, PENTA_6, HEXA_8 or MIXED of these: elements of the base's cell dimension become
+/// cells. Patches from ZoneBC: PointRange/PointList of face elements (FaceCenter/EdgeCenter,
+/// ElementRange/ElementList) or of vertices (Vertex: the cell faces whose nodes are all listed),
+/// named by the BC's FamilyName if any, else by the BC name (BCs of one family form one patch);
+/// without ZoneBC, every section of boundary elements is a patch named after the section.
+/// Post-processing and errors as read_gmsh. Builds without the CGNS library throw InputError "this
+/// build has no CGNS support".
 Mesh read_cgns(const std::string& path, double scale = 1.0);
 
 /// The `mesh` section of the case file: source (box | gmsh | cgns), file, scale, box parameters.

@@ -1,0 +1,127 @@
+#pragma once
+/// Pointwise UGKS physics (ugks-formulation.md sections 1-6 and 10), as small inline UGKS_HOST_DEVICE
+/// functions that the CPU and CUDA backends both call. Units: sqrt(2 R T_ref) nondimensionalization
+/// (section 1.2), lambda = 1/T.
+///
+/// Dimensions: the velocity space has D components (1..3); unused components of every 3-vector
+/// (velocities, bulk velocities, heat fluxes, slopes aU) must be zero. K = (3 - D) + K_int components
+/// are lumped into xi (reduced distributions h and b), N = D + K = 3 + K_int.
+/// Conservative W = (rho, rho U_x, rho U_y, rho U_z, rho E), always 5 entries (unused momentum entries 0).
+///
+/// Every function here is header-only, allocation-free, exception-free and non-recursive so that it
+/// can run inside device kernels; the definitions live in detail/kinetic_impl.hpp.
+#include "ugks/device/macros.hpp"
+
+namespace ugks::phys {
+
+/// Gas constants needed by the pointwise functions.
+struct GasParams {
+    int D = 3;           ///< velocity-space dimension
+    int K = 0;           ///< (3 - D) + K_int
+    int N = 3;           ///< D + K
+    double Pr = 2.0 / 3.0;
+    double mu_ref = 0.0; ///< nondimensional reference viscosity
+    double omega = 0.81; ///< mu = mu_ref T^omega
+};
+
+/// Primitive state: density, bulk velocity, lambda = 1/T.
+struct Prim {
+    double rho = 1.0;
+    double U[3] = {0, 0, 0};
+    double lambda = 1.0;
+};
+
+/// W -> primitive: lambda = N rho / (4 (rho E - |rho U|^2 / (2 rho))).
+UGKS_HOST_DEVICE inline Prim cons_to_prim(const double W[5], int N);
+/// primitive -> W: rho E = rho |U|^2 / 2 + N rho / (4 lambda).
+UGKS_HOST_DEVICE inline void prim_to_cons(const Prim& p, int N, double W[5]);
+
+/// tau = 2 mu_ref lambda^(1 - omega) / rho (section 1.3).
+UGKS_HOST_DEVICE inline double relaxation_time(const Prim& p, const GasParams& g);
+
+/// Reduced Maxwellians at velocity u: H = rho (lambda/pi)^(D/2) exp(-lambda |u - U|^2),
+/// B = K/(2 lambda) H.
+UGKS_HOST_DEVICE inline void maxwellian(const Prim& p, const GasParams& g, const double u[3], double& H,
+                                        double& B);
+
+/// Shakhov-corrected equilibria (section 2.4, consistent form): h+ = H + H+, b+ = B + B+ with heat
+/// flux q (D components), pre = 4 (1 - Pr) lambda^2 (c.q) / ((5 + K_int) rho), c = u - U,
+/// H+ = pre (2 lambda |c|^2 - D - 2) H, B+ = pre (2 lambda |c|^2 - D) B. Conserves mass, momentum
+/// and energy exactly for any K_int and relaxes the heat flux (incl. internal energy) to (1 - Pr) q.
+UGKS_HOST_DEVICE inline void shakhov_equilibrium(const Prim& p, const double q[3], const GasParams& g,
+                                                 const double u[3], double& hplus, double& bplus);
+
+/// Time-integration coefficients q1..q5 of section 5.6 (q1 = int_0^dt (1 - e^{-t/tau}) dt, ...,
+/// q5 = int_0^dt t e^{-t/tau} dt). With x = dt/tau: x < 1 uses convergent series in x (no
+/// cancellation), x >= 1 the closed forms with expm1 (relative error ~1e-15 over the whole range).
+/// tau > 1e300 (incl. +inf) gives exactly the free-molecular values (0, 0, 0, dt, dt^2/2);
+/// tau = 0 gives exactly the continuum values (dt, 0, dt^2/2, 0, 0); never NaN for tau >= 0.
+struct TimeCoeffs {
+    double q1, q2, q3, q4, q5;
+};
+UGKS_HOST_DEVICE inline TimeCoeffs time_coefficients(double dt, double tau);
+
+/// Micro slope a = a0 + aU.u + aE (|u|^2 + xi^2)/2 (section 5.4) with int a g psi = dW.
+struct Slope {
+    double a0 = 0;
+    double aU[3] = {0, 0, 0};
+    double aE = 0;
+};
+UGKS_HOST_DEVICE inline Slope micro_slope(const Prim& p, int N, const double dW[5]);
+
+/// Heat flux from raw moments about U (section 10): M0 = sum w h, M1 = sum w u h, M2 = sum w u u^T h
+/// (row-major 3x3), M3 = sum w u |u|^2 h, B0 = sum w b, B1 = sum w u b.
+/// q = 1/2 sum w (u - U)(|u - U|^2 h + b).
+UGKS_HOST_DEVICE inline void heat_flux_from_raw(const double U[3], double M0, const double M1[3],
+                                                const double M2[9], const double M3[3], double B0,
+                                                const double B1[3], double q[3]);
+
+/// Normalized 1D Maxwellian moments (section 5.8) of exp(-lambda (u - U)^2) sqrt(lambda/pi), for
+/// k = 0..kmax (kmax <= 7): full[k] = <u^k>, pos[k] = <u^k>_{u>0}, neg[k] = <u^k>_{u<0}
+/// (pos + neg = full). Any of the output pointers may be null.
+UGKS_HOST_DEVICE inline void maxwellian_moments_1d(double U, double lambda, int kmax, double* full,
+                                                   double* pos, double* neg);
+
+/// Everything an interior (or ghost) face needs before the velocity sweep (single-sweep step,
+/// decisions U1-U4, section 10), in the global frame.
+struct FaceInput {
+    double WL[5], WR[5];          ///< cell-average W of the owner (L) and neighbour (R)
+    double gradWL[5][3], gradWR[5][3];  ///< limited LSQ gradients of W (per component, spatial x,y,z)
+    double xL[3], xR[3], xf[3];   ///< cell centroids and face centroid
+    double n[3];                  ///< unit normal L -> R (D = 1: +-x; D = 2: in the x-y plane)
+    double qL[3], qR[3];          ///< cell heat fluxes q^n (decision U2b: q_f is their average)
+};
+struct FaceCoeffs {
+    Prim p0;                      ///< interface equilibrium state (variant B, decision U1)
+    double tau0 = 0;
+    TimeCoeffs tc{};
+    Slope aL[3], aR[3];           ///< spatial micro slopes per global direction j (decision U2: L for
+                                  ///< u.n > 0); zero for j >= D
+    Slope A;                      ///< time slope (section 5.5, with the L/R split)
+    double qf[3] = {0, 0, 0};     ///< face heat flux used in g0+ (decision U2b)
+    double F[5] = {0, 0, 0, 0, 0};  ///< F_eq + F_+ (analytic, U4): time-integrated, per unit area,
+                                    ///< global frame, positive along n
+};
+/// W_L,f = W_L + gradW_L.(x_f - x_L) (and R); each side falls back to its cell average when its
+/// reconstruction is not physical (rho <= 0, lambda <= 0 or non-finite); W0 by the half-Maxwellian
+/// combination W0 = rho_L <psi>_{u_n>0}[L] + rho_R <psi>_{u_n<0}[R]; tau0; q1..q5; slopes
+/// a^{(j)S} = micro_slope(p0, N, gradW_S[:, j]); A from
+/// dW/dt = -rho0 sum_j (<u_j a^{(j)L} psi>_{u_n>0} + <u_j a^{(j)R} psi>_{u_n<0});
+/// F = rho0 [q1 <u_n psi> + q2 (<u_n u.a^L psi>_{>0} + <u_n u.a^R psi>_{<0}) + q3 <u_n A psi>]
+///     + q1 (0, 0, 0, 0, (1 - Pr) q_f.n).
+/// All Maxwellian moments are evaluated exactly (erfc half-space moments) in the face frame.
+UGKS_HOST_DEVICE inline void face_equilibrium(const FaceInput& in, const GasParams& g, double dt,
+                                              FaceCoeffs& out);
+
+/// Microscopic flux of section 5.10 for one discrete velocity u (un = u.n), with the upwind
+/// interface values hf, bf and gradients gh, gb: Phi_h, Phi_b (time-integrated, per unit area,
+/// positive along n). Uses a^L for un > 0, a^R otherwise (the term carries the factor un).
+/// Also returns the free-transport part alone un (q4 f_f - q5 u.grad f_f), for F_fm (section 5.9).
+UGKS_HOST_DEVICE inline void micro_flux(const FaceCoeffs& fc, const GasParams& g, const double u[3],
+                                        double un, double hf, double bf, const double gh[3],
+                                        const double gb[3], double& phi_h, double& phi_b,
+                                        double& fm_h, double& fm_b);
+
+}  // namespace ugks::phys
+
+#include "ugks/physics/detail/kinetic_impl.hpp"

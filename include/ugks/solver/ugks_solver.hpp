@@ -1,0 +1,107 @@
+#pragma once
+#include <mpi.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "ugks/app/case_setup.hpp"
+#include "ugks/io/fields_io.hpp"
+#include "ugks/parallel/layout.hpp"
+#include "ugks/parallel/partition.hpp"
+#include "ugks/physics/kinetic.hpp"
+#include "ugks/velocity/velocity_grid.hpp"
+
+namespace ugks {
+
+/// Result of one time step.
+struct StepResult {
+    double dt = 0;
+    std::array<double, 3> residual{0, 0, 0};  ///< rho, rho U (vector norm), rho E
+    bool failed = false;                       ///< non-finite or non-positive rho/T somewhere (all ranks agree)
+    std::string failure;                       ///< message naming step, cell global id and centroid
+};
+
+/// Wall data of one owned diffuse-wall / symmetry face, time-averaged over the last step (section 9).
+struct WallFaceData {
+    index_t local_face = 0;
+    Vec3 P{0, 0, 0};   ///< momentum flux into the wall per unit area
+    double qw = 0;     ///< heat flux into the body
+};
+
+/// The UGKS single-sweep step (ugks-formulation.md section 10) on the CPU backend, for one rank of the
+/// full phase-space decomposition. Owns h (and b) for the local cells (owned + ghost) and the local velocity
+/// blocks, stored per block as [cell][B_v] (architecture.md section 6), and the macroscopic state W (replicated
+/// over the velocity communicator).
+class UgksSolver {
+public:
+    UgksSolver(const CaseSetup& setup, const LocalMesh& local, const PhaseSpaceLayout& layout,
+               const VelocityGrid& grid, const VelocityBlocks& blocks);
+
+    /// W from the initial state; h, b = reduced Maxwellians; q from the discrete moments.
+    void initialize();
+    /// Advance one step of global size dt = CFL rule (global minimum). Collective over the world.
+    StepResult step();
+
+    /// Output fields on the owned cells: rho, U, T, p, q, stress (xx xy xz yy yz zz; P_ij - p delta_ij over the
+    /// resolved velocity components), Mach, Kn_local.
+    std::vector<CellField> fields() const;
+    /// Wall data of the owned wall faces from the last step.
+    const std::vector<WallFaceData>& wall_data() const { return m_wall; }
+    /// Global sums over owned cells of (rho, rho U, rho E) * volume (collective over comm_x).
+    std::array<double, 5> totals() const;
+
+    long step_count() const { return m_step; }
+    double time() const { return m_time; }
+    const phys::GasParams& gas() const { return m_gas; }
+
+private:
+    void compute_prims();
+    double compute_dt() const;
+    void gradients_W();
+    void face_precompute(double dt);
+    void wall_densities();
+    void sweep(double dt);
+    void macro_update(double dt, StepResult& r);
+    void stage2_and_moments(double dt);
+    void gradient_block(const double* f, double* grad) const;  // f [nc][B] -> grad [nc][3][B] (owned)
+    void limit_block(const double* f, double* grad) const;
+
+    // set-up data
+    const CaseSetup& m_setup;
+    const LocalMesh& m_local;
+    const Mesh& m_mesh;
+    const PhaseSpaceLayout& m_layout;
+    const VelocityBlocks& m_blocks;
+    phys::GasParams m_gas;
+    int m_dim = 1;          ///< mesh dimension
+    int m_B = 0;            ///< block size
+    int m_nblk = 0;         ///< local blocks
+    int m_first = 0;        ///< first local block (global index)
+    index_t m_nc = 0, m_no = 0, m_nf = 0;
+    bool m_store_b = false;
+    double m_umax = 0;      ///< max |u_k| over the whole velocity grid
+    std::vector<double> m_u;   ///< local velocities [slot][3]
+    std::vector<double> m_w;   ///< local weights [slot]
+    std::vector<int> m_face_bc;  ///< per local face: -1 interior, else index into setup.boundaries
+    std::vector<std::vector<std::pair<index_t, int>>> m_cell_nbr;  ///< per owned cell: (neighbour cell or -1-face, face)
+    std::vector<double> m_lsq;   ///< per owned cell, per cell-face slot: c_ij (3)
+    std::vector<index_t> m_lsq_off;
+
+    // state
+    std::vector<double> m_W, m_Wold, m_gradW, m_q, m_tau;  ///< per local cell: 5, 5, 15, 3, 1
+    std::vector<phys::Prim> m_prim;
+    std::vector<double> m_stress;  ///< per owned cell: 6
+    std::vector<double> m_h, m_b;  ///< [block][cell][B]
+    std::vector<phys::FaceCoeffs> m_fc;  ///< per local face (equilibrium faces)
+    std::vector<double> m_Facc;          ///< per local face: 5 (velocity-sum part of the macroscopic flux)
+    std::vector<double> m_rho_wall;      ///< per local face (diffuse walls)
+    std::vector<double> m_sym_h, m_sym_b;  ///< per symmetry face, per local slot: incident cell value at t^n
+    std::vector<index_t> m_sym_index;    ///< local face -> row in m_sym_h (-1)
+    std::vector<WallFaceData> m_wall;
+    HaloExchange m_halo;
+    long m_step = 0;
+    double m_time = 0;
+};
+
+}  // namespace ugks

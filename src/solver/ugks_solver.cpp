@@ -1,0 +1,801 @@
+// The UGKS single-sweep step on the CPU backend (ugks-formulation.md section 10, decisions U1-U10).
+#include "ugks/solver/ugks_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <string_view>
+
+#include "ugks/core/error.hpp"
+#include "ugks/core/timer.hpp"
+
+namespace ugks {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+inline double dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/// Solve the symmetric 3x3 system M x = r in the first `dim` coordinates (others: x = 0).
+void solve_sym(int dim, double M[3][3], const double r[3], double x[3]) {
+    x[0] = x[1] = x[2] = 0.0;
+    if (dim == 1) {
+        x[0] = r[0] / M[0][0];
+    } else if (dim == 2) {
+        const double det = M[0][0] * M[1][1] - M[0][1] * M[1][0];
+        x[0] = (M[1][1] * r[0] - M[0][1] * r[1]) / det;
+        x[1] = (M[0][0] * r[1] - M[1][0] * r[0]) / det;
+    } else {
+        const double a = M[0][0], b = M[0][1], c = M[0][2], d = M[1][0], e = M[1][1], f = M[1][2],
+                     g = M[2][0], h = M[2][1], k = M[2][2];
+        const double det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g);
+        x[0] = ((e * k - f * h) * r[0] - (b * k - c * h) * r[1] + (b * f - c * e) * r[2]) / det;
+        x[1] = (-(d * k - f * g) * r[0] + (a * k - c * g) * r[1] - (a * f - c * d) * r[2]) / det;
+        x[2] = ((d * h - e * g) * r[0] - (a * h - b * g) * r[1] + (a * e - b * d) * r[2]) / det;
+    }
+}
+
+/// Venkatakrishnan / Barth-Jespersen limiter factor for one face (section 4.3).
+inline double limiter_face(int kind, double d1max, double d1min, double d2, double eps2) {
+    if (kind == 0) {  // venkatakrishnan
+        if (d2 == 0.0) return 1.0;
+        const double d1 = d2 > 0 ? d1max : d1min;
+        const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
+        const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
+        return std::min(1.0, num / den);
+    }
+    if (kind == 1) {  // barth_jespersen
+        if (d2 > 0) return std::min(1.0, d1max / d2);
+        if (d2 < 0) return std::min(1.0, d1min / d2);
+        return 1.0;
+    }
+    return 1.0;
+}
+
+int limiter_kind(const std::string& s) { return s == "venkatakrishnan" ? 0 : s == "barth_jespersen" ? 1 : 2; }
+
+}  // namespace
+
+UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const PhaseSpaceLayout& layout,
+                       const VelocityGrid& grid, const VelocityBlocks& blocks)
+    : m_setup(setup), m_local(local), m_mesh(local.mesh), m_layout(layout), m_blocks(blocks) {
+    m_gas.D = grid.dim;
+    m_gas.K = 3 - grid.dim + setup.gas.K_int;
+    m_gas.N = 3 + setup.gas.K_int;
+    m_gas.Pr = setup.gas.Pr;
+    m_gas.mu_ref = setup.gas.mu_ref;
+    m_gas.omega = setup.gas.omega;
+    m_dim = m_mesh.dim;
+    m_B = blocks.block_size;
+    int count = 0;
+    blocks.range(layout.q, m_first, count);
+    m_nblk = count;
+    m_nc = m_mesh.n_cells();
+    m_no = local.n_owned;
+    m_nf = m_mesh.n_faces();
+    m_store_b = m_gas.K > 0;
+    for (const auto& u : grid.u) m_umax = std::max(m_umax, std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]));
+
+    const index_t ns = static_cast<index_t>(m_nblk) * m_B;
+    m_u.resize(3 * ns);
+    m_w.resize(ns);
+    for (index_t s = 0; s < ns; ++s) {
+        const index_t g = static_cast<index_t>(m_first) * m_B + s;
+        for (int d = 0; d < 3; ++d) m_u[3 * s + d] = blocks.u[g][d];
+        m_w[s] = blocks.w[g];
+    }
+
+    // Boundary condition of every local boundary face.
+    m_face_bc.assign(m_nf, -1);
+    m_sym_index.assign(m_nf, -1);
+    index_t nsym = 0;
+    for (index_t f = 0; f < m_nf; ++f) {
+        if (m_mesh.face_neighbour[f] >= 0) continue;
+        const std::string& patch = m_mesh.patch_names.at(m_mesh.face_patch[f]);
+        for (std::size_t b = 0; b < setup.boundaries.size(); ++b)
+            if (setup.boundaries[b].patch == patch) m_face_bc[f] = static_cast<int>(b);
+        UGKS_REQUIRE(m_face_bc[f] >= 0, "boundary face without a condition: patch " << patch);
+        const std::string& type = setup.boundaries[m_face_bc[f]].type;
+        if (type == "periodic")
+            throw InputError("boundaries." + patch + ": periodic boundaries are not available in this version");
+        if (type == "symmetry") m_sym_index[f] = nsym++;
+        if (type == "diffuse_wall" || type == "symmetry") m_wall.push_back({f, {0, 0, 0}, 0.0});
+    }
+    m_sym_h.assign(nsym * ns, 0.0);
+    if (m_store_b) m_sym_b.assign(nsym * ns, 0.0);
+
+    // Least-squares coefficient vectors c_ij (section 4.2, w = 1/|dr|^2); boundary faces add a zero-gradient
+    // mirror constraint (phi_ghost = phi_i) to the matrix.
+    m_lsq_off.assign(m_no + 1, 0);
+    for (index_t i = 0; i < m_no; ++i)
+        m_lsq_off[i + 1] = m_lsq_off[i] + (m_mesh.cell_face_offsets[i + 1] - m_mesh.cell_face_offsets[i]);
+    m_lsq.assign(3 * m_lsq_off[m_no], 0.0);
+    for (index_t i = 0; i < m_no; ++i) {
+        const auto& xi = m_mesh.cell_centroid[i];
+        double M[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+        std::vector<std::array<double, 4>> dr;  // dr, weight
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t f = m_mesh.cell_faces[k];
+            const index_t j = m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
+            double d[3];
+            if (j >= 0) {
+                for (int c = 0; c < 3; ++c) d[c] = m_mesh.cell_centroid[j][c] - xi[c];
+            } else {
+                const auto& xf = m_mesh.face_centroid[f];
+                const auto& n = m_mesh.face_normal[f];
+                const double dn = (xf[0] - xi[0]) * n[0] + (xf[1] - xi[1]) * n[1] + (xf[2] - xi[2]) * n[2];
+                for (int c = 0; c < 3; ++c) d[c] = 2.0 * dn * n[c];
+            }
+            const double wgt = 1.0 / dot3(d, d);
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b) M[a][b] += wgt * d[a] * d[b];
+            dr.push_back({d[0], d[1], d[2], wgt});
+        }
+        for (std::size_t k = 0; k < dr.size(); ++k) {
+            double x[3];
+            solve_sym(m_dim, M, dr[k].data(), x);
+            for (int c = 0; c < 3; ++c) {
+                const double v = dr[k][3] * x[c];
+                m_lsq[3 * (m_lsq_off[i] + k) + c] = std::isfinite(v) ? v : 0.0;
+            }
+        }
+    }
+
+    m_W.assign(5 * m_nc, 0.0);
+    m_Wold.assign(5 * m_nc, 0.0);
+    m_gradW.assign(15 * m_nc, 0.0);
+    m_q.assign(3 * m_nc, 0.0);
+    m_tau.assign(m_nc, 0.0);
+    m_prim.assign(m_nc, phys::Prim{});
+    m_stress.assign(6 * m_no, 0.0);
+    m_h.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
+    if (m_store_b) m_b.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
+    m_fc.assign(m_nf, phys::FaceCoeffs{});
+    m_Facc.assign(5 * m_nf, 0.0);
+    m_rho_wall.assign(m_nf, 0.0);
+    m_halo = HaloExchange(layout.comm_x, local.halo);
+}
+
+void UgksSolver::initialize() {
+    for (index_t c = 0; c < m_nc; ++c) {
+        const InitialState st = initial_state_at(m_setup, m_mesh.cell_centroid[c]);
+        phys::Prim p;
+        p.rho = st.rho;
+        for (int d = 0; d < 3; ++d) p.U[d] = st.U[d];
+        p.lambda = 1.0 / st.T;
+        phys::prim_to_cons(p, m_gas.N, &m_W[5 * c]);
+    }
+    compute_prims();
+    const double zero_q[3] = {0, 0, 0};
+    const index_t ns = static_cast<index_t>(m_nblk) * m_B;
+#pragma omp parallel for schedule(static)
+    for (index_t c = 0; c < m_nc; ++c) {
+        for (int m = 0; m < m_nblk; ++m) {
+            for (int v = 0; v < m_B; ++v) {
+                const index_t s = static_cast<index_t>(m) * m_B + v;
+                const index_t k = (static_cast<index_t>(m) * m_nc + c) * m_B + v;
+                double hp, bp;
+                phys::shakhov_equilibrium(m_prim[c], zero_q, m_gas, &m_u[3 * s], hp, bp);
+                m_h[k] = hp;
+                if (m_store_b) m_b[k] = bp;
+            }
+        }
+    }
+    (void)ns;
+    stage2_and_moments(-1.0);  // moments only: q and stress of the initial distributions
+}
+
+void UgksSolver::compute_prims() {
+#pragma omp parallel for schedule(static)
+    for (index_t c = 0; c < m_nc; ++c) {
+        m_prim[c] = phys::cons_to_prim(&m_W[5 * c], m_gas.N);
+        m_tau[c] = phys::relaxation_time(m_prim[c], m_gas);
+    }
+}
+
+double UgksSolver::compute_dt() const {
+    const double gamma = (m_gas.N + 2.0) / m_gas.N;
+    double ratio = HUGE_VAL;
+    for (index_t i = 0; i < m_no; ++i) {
+        const auto& p = m_prim[i];
+        const double c = std::sqrt(gamma / (2.0 * p.lambda));
+        double sum = 0.0;
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t f = m_mesh.cell_faces[k];
+            const auto& n = m_mesh.face_normal[f];
+            const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
+            sum += m_mesh.face_area[f] * std::max(m_umax, Un + c);
+        }
+        ratio = std::min(ratio, 2.0 * m_mesh.cell_volume[i] / sum);
+    }
+    double dt = m_setup.numerics.cfl * ratio;
+    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MIN, m_layout.world);
+    if (m_setup.time.end_time > 0) dt = std::min(dt, m_setup.time.end_time - m_time);
+    return dt;
+}
+
+void UgksSolver::gradients_W() {
+    std::fill(m_gradW.begin(), m_gradW.end(), 0.0);
+    if (m_setup.numerics.order < 2) return;
+    const int kind = limiter_kind(m_setup.numerics.limiter);
+    const double K = m_setup.numerics.venkatakrishnan_k;
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < m_no; ++i) {
+        double* g = &m_gradW[15 * i];
+        double vmax[5], vmin[5], scale[5];
+        for (int e = 0; e < 5; ++e) vmax[e] = vmin[e] = m_W[5 * i + e], scale[e] = std::abs(m_W[5 * i + e]);
+        index_t slot = m_lsq_off[i];
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k, ++slot) {
+            const index_t f = m_mesh.cell_faces[k];
+            const index_t j = m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
+            if (j < 0) continue;
+            for (int e = 0; e < 5; ++e) {
+                const double dphi = m_W[5 * j + e] - m_W[5 * i + e];
+                for (int d = 0; d < 3; ++d) g[3 * e + d] += m_lsq[3 * slot + d] * dphi;
+                vmax[e] = std::max(vmax[e], m_W[5 * j + e]);
+                vmin[e] = std::min(vmin[e], m_W[5 * j + e]);
+                scale[e] = std::max(scale[e], std::abs(m_W[5 * j + e]));
+            }
+        }
+        if (kind == 2) continue;
+        const double dh = std::pow(m_mesh.cell_volume[i], 1.0 / m_dim);
+        const double kd3 = std::pow(K * dh, 3.0);
+        for (int e = 0; e < 5; ++e) {
+            double psi = 1.0;
+            const double eps2 = kd3 * scale[e] * scale[e] + 1e-300;
+            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+                const index_t f = m_mesh.cell_faces[k];
+                double dx[3];
+                for (int d = 0; d < 3; ++d) dx[d] = m_mesh.face_centroid[f][d] - m_mesh.cell_centroid[i][d];
+                const double d2 = dot3(&g[3 * e], dx);
+                psi = std::min(psi, limiter_face(kind, vmax[e] - m_W[5 * i + e], vmin[e] - m_W[5 * i + e], d2, eps2));
+            }
+            for (int d = 0; d < 3; ++d) g[3 * e + d] *= psi;
+        }
+    }
+    m_halo.exchange(m_gradW.data(), 15);
+}
+
+void UgksSolver::face_precompute(double dt) {
+#pragma omp parallel for schedule(dynamic, 64)
+    for (index_t f = 0; f < m_nf; ++f) {
+        const int bc = m_face_bc[f];
+        std::string_view type = bc >= 0 ? std::string_view(m_setup.boundaries[bc].type) : std::string_view();
+        if (bc >= 0 && (type == "diffuse_wall" || type == "symmetry")) continue;
+        phys::FaceInput in{};
+        const index_t L = m_mesh.face_owner[f];
+        const auto& n = m_mesh.face_normal[f];
+        for (int e = 0; e < 5; ++e) {
+            in.WL[e] = m_W[5 * L + e];
+            for (int d = 0; d < 3; ++d) in.gradWL[e][d] = m_gradW[15 * L + 3 * e + d];
+        }
+        for (int d = 0; d < 3; ++d) {
+            in.xL[d] = m_mesh.cell_centroid[L][d];
+            in.xf[d] = m_mesh.face_centroid[f][d];
+            in.n[d] = n[d];
+            in.qL[d] = m_q[3 * L + d];
+        }
+        if (bc < 0) {
+            const index_t R = m_mesh.face_neighbour[f];
+            for (int e = 0; e < 5; ++e) {
+                in.WR[e] = m_W[5 * R + e];
+                for (int d = 0; d < 3; ++d) in.gradWR[e][d] = m_gradW[15 * R + 3 * e + d];
+            }
+            for (int d = 0; d < 3; ++d) {
+                in.xR[d] = m_mesh.cell_centroid[R][d];
+                in.qR[d] = m_q[3 * R + d];
+            }
+        } else {
+            const auto& B = m_setup.boundaries[bc];
+            const double dn = (in.xf[0] - in.xL[0]) * n[0] + (in.xf[1] - in.xL[1]) * n[1] + (in.xf[2] - in.xL[2]) * n[2];
+            for (int d = 0; d < 3; ++d) in.xR[d] = in.xL[d] + 2.0 * dn * n[d];
+            if (type == "outflow") {
+                for (int e = 0; e < 5; ++e) in.WR[e] = in.WL[e];
+                for (int d = 0; d < 3; ++d) in.qR[d] = in.qL[d];
+            } else {  // far_field / inflow: ghost Maxwellian, zero gradient, no heat flux
+                phys::Prim g;
+                g.rho = B.rho;
+                for (int d = 0; d < 3; ++d) g.U[d] = B.U[d];
+                g.lambda = 1.0 / B.T;
+                phys::prim_to_cons(g, m_gas.N, in.WR);
+            }
+        }
+        phys::face_equilibrium(in, m_gas, dt, m_fc[f]);
+    }
+}
+
+void UgksSolver::wall_densities() {
+    const index_t ns = static_cast<index_t>(m_nblk) * m_B;
+    // Diffuse walls (decision U7): incident mass flux from cell values at t^n, reduced over C_v.
+    std::vector<double> sums(2 * m_wall.size(), 0.0);
+    for (std::size_t iw = 0; iw < m_wall.size(); ++iw) {
+        const index_t f = m_wall[iw].local_face;
+        const auto& B = m_setup.boundaries[m_face_bc[f]];
+        const index_t i = m_mesh.face_owner[f];
+        const auto& n = m_mesh.face_normal[f];
+        if (B.type == "symmetry") {
+            const index_t row = m_sym_index[f];
+            for (int m = 0; m < m_nblk; ++m)
+                for (int v = 0; v < m_B; ++v) {
+                    const index_t s = static_cast<index_t>(m) * m_B + v;
+                    const index_t k = (static_cast<index_t>(m) * m_nc + i) * m_B + v;
+                    m_sym_h[row * ns + s] = m_h[k];
+                    if (m_store_b) m_sym_b[row * ns + s] = m_b[k];
+                }
+            continue;
+        }
+        const double lw = 1.0 / B.T;
+        const double norm = std::pow(lw / kPi, 0.5 * m_gas.D);
+        double num = 0.0, den = 0.0;
+        for (int m = 0; m < m_nblk; ++m)
+            for (int v = 0; v < m_B; ++v) {
+                const index_t s = static_cast<index_t>(m) * m_B + v;
+                const double* u = &m_u[3 * s];
+                const double un = dot3(u, n.data());
+                if (un > 0) {
+                    num += m_w[s] * un * m_h[(static_cast<index_t>(m) * m_nc + i) * m_B + v];
+                } else if (un < 0) {
+                    double c2 = 0.0;
+                    for (int d = 0; d < 3; ++d) c2 += (u[d] - B.U[d]) * (u[d] - B.U[d]);
+                    den -= m_w[s] * un * norm * std::exp(-lw * c2);
+                }
+            }
+        sums[2 * iw] = num;
+        sums[2 * iw + 1] = den;
+    }
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM,
+                      m_layout.comm_v);
+    }
+    for (std::size_t iw = 0; iw < m_wall.size(); ++iw)
+        if (sums[2 * iw + 1] > 0) m_rho_wall[m_wall[iw].local_face] = sums[2 * iw] / sums[2 * iw + 1];
+}
+
+void UgksSolver::gradient_block(const double* f, double* grad) const {
+    const int B = m_B;
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < m_no; ++i) {
+        double* g = grad + 3 * B * i;
+        std::fill(g, g + 3 * B, 0.0);
+        index_t slot = m_lsq_off[i];
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k, ++slot) {
+            const index_t fc = m_mesh.cell_faces[k];
+            const index_t j = m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
+            if (j < 0) continue;
+            const double c0 = m_lsq[3 * slot], c1 = m_lsq[3 * slot + 1], c2 = m_lsq[3 * slot + 2];
+            const double* fj = f + B * j;
+            const double* fi = f + B * i;
+#pragma omp simd
+            for (int v = 0; v < B; ++v) {
+                const double d = fj[v] - fi[v];
+                g[v] += c0 * d;
+                g[B + v] += c1 * d;
+                g[2 * B + v] += c2 * d;
+            }
+        }
+    }
+    limit_block(f, grad);
+}
+
+void UgksSolver::limit_block(const double* f, double* grad) const {
+    const int kind = limiter_kind(m_setup.numerics.limiter);
+    if (kind == 2) return;
+    const int B = m_B;
+    const double K = m_setup.numerics.venkatakrishnan_k;
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < m_no; ++i) {
+        std::vector<double> vmax(f + B * i, f + B * (i + 1)), vmin(vmax), scale(B), psi(B, 1.0);
+        const double* fi = f + B * i;
+        for (int v = 0; v < B; ++v) scale[v] = std::abs(fi[v]);
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t fc = m_mesh.cell_faces[k];
+            const index_t j = m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
+            if (j < 0) continue;
+            const double* fj = f + B * j;
+            for (int v = 0; v < B; ++v) {
+                vmax[v] = std::max(vmax[v], fj[v]);
+                vmin[v] = std::min(vmin[v], fj[v]);
+                scale[v] = std::max(scale[v], std::abs(fj[v]));
+            }
+        }
+        const double dh = std::pow(m_mesh.cell_volume[i], 1.0 / m_dim);
+        const double kd3 = std::pow(K * dh, 3.0);
+        double* g = grad + 3 * B * i;
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t fc = m_mesh.cell_faces[k];
+            const double dx0 = m_mesh.face_centroid[fc][0] - m_mesh.cell_centroid[i][0];
+            const double dx1 = m_mesh.face_centroid[fc][1] - m_mesh.cell_centroid[i][1];
+            const double dx2 = m_mesh.face_centroid[fc][2] - m_mesh.cell_centroid[i][2];
+            for (int v = 0; v < B; ++v) {
+                const double d2 = g[v] * dx0 + g[B + v] * dx1 + g[2 * B + v] * dx2;
+                const double eps2 = kd3 * scale[v] * scale[v] + 1e-300;
+                psi[v] = std::min(psi[v], limiter_face(kind, vmax[v] - fi[v], vmin[v] - fi[v], d2, eps2));
+            }
+        }
+        for (int v = 0; v < B; ++v) {
+            g[v] *= psi[v];
+            g[B + v] *= psi[v];
+            g[2 * B + v] *= psi[v];
+        }
+    }
+}
+
+void UgksSolver::sweep(double dt) {
+    const int B = m_B;
+    const index_t ns = static_cast<index_t>(m_nblk) * B;
+    const bool second = m_setup.numerics.order >= 2;
+    std::fill(m_Facc.begin(), m_Facc.end(), 0.0);
+    std::vector<double> gh(second ? 3 * B * m_nc : 0, 0.0), gb(second && m_store_b ? 3 * B * m_nc : 0, 0.0);
+    std::vector<double> phi_h(m_nf * B), phi_b(m_store_b ? m_nf * B : 0);
+    const double zero3[3] = {0, 0, 0};
+
+    for (int m = 0; m < m_nblk; ++m) {
+        double* h = &m_h[static_cast<std::size_t>(m) * m_nc * B];
+        double* b = m_store_b ? &m_b[static_cast<std::size_t>(m) * m_nc * B] : nullptr;
+        const index_t s0 = static_cast<index_t>(m) * B;
+        {
+            ScopedTimer t("mpi_halo");
+            m_halo.exchange(h, B);
+            if (b) m_halo.exchange(b, B);
+        }
+        if (second) {
+            ScopedTimer t("reconstruction");
+            gradient_block(h, gh.data());
+            if (b) gradient_block(b, gb.data());
+            ScopedTimer t2("mpi_halo");
+            m_halo.exchange(gh.data(), 3 * B);
+            if (b) m_halo.exchange(gb.data(), 3 * B);
+        }
+
+        // Face fluxes of this block (face-flux cache) and the block's share of the macroscopic flux.
+        timers().start("flux");
+#pragma omp parallel for schedule(dynamic, 32)
+        for (index_t f = 0; f < m_nf; ++f) {
+            const int bc = m_face_bc[f];
+            const BoundaryCondition* BC = bc >= 0 ? &m_setup.boundaries[bc] : nullptr;
+            const index_t L = m_mesh.face_owner[f];
+            const index_t R = m_mesh.face_neighbour[f];
+            const double* n = m_mesh.face_normal[f].data();
+            const double* xf = m_mesh.face_centroid[f].data();
+            double acc[5] = {0, 0, 0, 0, 0};
+            const bool wall = BC && BC->type == "diffuse_wall";
+            const bool sym = BC && BC->type == "symmetry";
+            if (wall || sym) {
+                const double lw = wall ? 1.0 / BC->T : 1.0;
+                const double norm = std::pow(lw / kPi, 0.5 * m_gas.D);
+                const double rw = m_rho_wall[f];
+                const index_t row = sym ? m_sym_index[f] : -1;
+                const int axis = sym ? BC->symmetry_axis : 0;
+                for (int v = 0; v < B; ++v) {
+                    const index_t s = s0 + v;
+                    const double* u = &m_u[3 * s];
+                    const double un = dot3(u, n);
+                    double hf, bf = 0.0;
+                    if (un > 0) {
+                        hf = h[B * L + v];
+                        if (b) bf = b[B * L + v];
+                    } else if (wall) {
+                        double c2 = 0.0;
+                        for (int d = 0; d < 3; ++d) c2 += (u[d] - BC->U[d]) * (u[d] - BC->U[d]);
+                        hf = rw * norm * std::exp(-lw * c2);
+                        bf = 0.5 * m_gas.K / lw * hf;
+                    } else {
+                        const index_t gm = m_blocks.mirror[axis][static_cast<index_t>(m_first) * B + s];
+                        const index_t sm = gm - static_cast<index_t>(m_first) * B;
+                        hf = m_sym_h[row * ns + sm];
+                        if (b) bf = m_sym_b[row * ns + sm];
+                    }
+                    const double ph = dt * un * hf, pb = dt * un * bf;
+                    phi_h[f * B + v] = ph;
+                    if (b) phi_b[f * B + v] = pb;
+                    const double w = m_w[s];
+                    acc[0] += w * ph;
+                    acc[1] += w * u[0] * ph;
+                    acc[2] += w * u[1] * ph;
+                    acc[3] += w * u[2] * ph;
+                    acc[4] += w * 0.5 * (dot3(u, u) * ph + pb);
+                }
+            } else {
+                const phys::FaceCoeffs& fc = m_fc[f];
+                // Ghost distributions of far-field / inflow faces: the ghost Maxwellian, zero gradient.
+                const bool ghost_maxwellian = BC && (BC->type == "far_field" || BC->type == "inflow");
+                phys::Prim pg;
+                if (ghost_maxwellian) {
+                    pg.rho = BC->rho;
+                    for (int d = 0; d < 3; ++d) pg.U[d] = BC->U[d];
+                    pg.lambda = 1.0 / BC->T;
+                }
+                for (int v = 0; v < B; ++v) {
+                    const index_t s = s0 + v;
+                    const double* u = &m_u[3 * s];
+                    const double un = dot3(u, n);
+                    double hf, bf = 0.0;
+                    double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
+                    // Upwind cell (section 4.4); at a boundary face the ghost side is the far-field
+                    // Maxwellian (far_field / inflow) or the owner's constant state (outflow: zero gradient).
+                    index_t c = -1;
+                    if (un > 0) c = L;
+                    else if (R >= 0) c = R;
+                    if (c >= 0) {
+                        const double* xc = m_mesh.cell_centroid[c].data();
+                        hf = h[B * c + v];
+                        if (b) bf = b[B * c + v];
+                        if (second) {
+                            for (int d = 0; d < 3; ++d) {
+                                ghf[d] = gh[3 * B * c + d * B + v];
+                                if (b) gbf[d] = gb[3 * B * c + d * B + v];
+                                hf += ghf[d] * (xf[d] - xc[d]);
+                                if (b) bf += gbf[d] * (xf[d] - xc[d]);
+                            }
+                        }
+                    } else if (ghost_maxwellian) {
+                        double H, Bm;
+                        phys::maxwellian(pg, m_gas, u, H, Bm);
+                        hf = H;
+                        bf = Bm;
+                    } else {
+                        hf = h[B * L + v];
+                        if (b) bf = b[B * L + v];
+                    }
+                    double ph, pb, fmh, fmb;
+                    phys::micro_flux(fc, m_gas, u, un, hf, bf, ghf, b ? gbf : zero3, ph, pb, fmh, fmb);
+                    phi_h[f * B + v] = ph;
+                    if (b) phi_b[f * B + v] = pb;
+                    const double w = m_w[s];
+                    acc[0] += w * fmh;
+                    acc[1] += w * u[0] * fmh;
+                    acc[2] += w * u[1] * fmh;
+                    acc[3] += w * u[2] * fmh;
+                    acc[4] += w * 0.5 * (dot3(u, u) * fmh + (b ? fmb : 0.0));
+                }
+            }
+            for (int e = 0; e < 5; ++e) m_Facc[5 * f + e] += acc[e];
+        }
+        timers().stop("flux");
+
+        // Stage 1 (section 6.3), in place: f* = f - (1/V) sum sigma S Phi + (dt/2)(f+^n - f^n)/tau^n.
+        ScopedTimer t("update");
+#pragma omp parallel for schedule(static)
+        for (index_t i = 0; i < m_no; ++i) {
+            std::vector<double> rh(B, 0.0), rb(b ? B : 0, 0.0);
+            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+                const index_t f = m_mesh.cell_faces[k];
+                const double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
+                for (int v = 0; v < B; ++v) rh[v] += sS * phi_h[f * B + v];
+                if (b)
+                    for (int v = 0; v < B; ++v) rb[v] += sS * phi_b[f * B + v];
+            }
+            const double invV = 1.0 / m_mesh.cell_volume[i];
+            const double c = 0.5 * dt / m_tau[i];
+            for (int v = 0; v < B; ++v) {
+                const index_t s = s0 + v;
+                double hp, bp;
+                phys::shakhov_equilibrium(m_prim[i], &m_q[3 * i], m_gas, &m_u[3 * s], hp, bp);
+                double& hv = h[B * i + v];
+                hv = hv - invV * rh[v] + c * (hp - hv);
+                if (b) {
+                    double& bv = b[B * i + v];
+                    bv = bv - invV * rb[v] + c * (bp - bv);
+                }
+            }
+        }
+    }
+    ScopedTimer t("mpi_reduction");
+    MPI_Allreduce(MPI_IN_PLACE, m_Facc.data(), static_cast<int>(m_Facc.size()), MPI_DOUBLE, MPI_SUM,
+                  m_layout.comm_v);
+}
+
+void UgksSolver::macro_update(double dt, StepResult& r) {
+    m_Wold = m_W;
+    std::vector<double> F(5 * m_nf);
+    for (index_t f = 0; f < m_nf; ++f) {
+        const int bc = m_face_bc[f];
+        const bool kinetic = bc >= 0 && (m_setup.boundaries[bc].type == "diffuse_wall" ||
+                                         m_setup.boundaries[bc].type == "symmetry");
+        for (int e = 0; e < 5; ++e) F[5 * f + e] = m_Facc[5 * f + e] + (kinetic ? 0.0 : m_fc[f].F[e]);
+    }
+    double res[5] = {0, 0, 0, 0, 0}, absW[5] = {0, 0, 0, 0, 0};
+    for (index_t i = 0; i < m_no; ++i) {
+        double dW[5] = {0, 0, 0, 0, 0};
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t f = m_mesh.cell_faces[k];
+            const double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
+            for (int e = 0; e < 5; ++e) dW[e] -= sS * F[5 * f + e];
+        }
+        for (int e = 0; e < 5; ++e) {
+            dW[e] /= m_mesh.cell_volume[i];
+            m_W[5 * i + e] += dW[e];
+            res[e] += (dW[e] / dt) * (dW[e] / dt);
+            absW[e] += std::abs(m_W[5 * i + e]);
+        }
+    }
+    // Wall data: P = momentum flux / dt, q_w = energy flux / dt - U_w . P (section 9).
+    for (auto& wd : m_wall) {
+        const index_t f = wd.local_face;
+        const auto& B = m_setup.boundaries[m_face_bc[f]];
+        for (int d = 0; d < 3; ++d) wd.P[d] = F[5 * f + 1 + d] / dt;
+        wd.qw = F[5 * f + 4] / dt - (B.U[0] * wd.P[0] + B.U[1] * wd.P[1] + B.U[2] * wd.P[2]);
+    }
+    // Residuals (the UGKS codes' definition): sqrt(N sum (dW/dt)^2) / sum |W|, momentum as a vector.
+    double glob[11] = {res[0], res[1] + res[2] + res[3], res[4], absW[0], absW[1] + absW[2] + absW[3], absW[4],
+                       static_cast<double>(m_no), 0, 0, 0, 0};
+    MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
+    for (int k = 0; k < 3; ++k) r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);
+
+    // Failure check: non-finite W or non-positive density / temperature.
+    struct {
+        int bad;
+        int rank;
+    } mine{0, m_layout.world_rank}, worst{};
+    std::string msg;
+    for (index_t i = 0; i < m_no && !mine.bad; ++i) {
+        const phys::Prim p = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
+        bool ok = p.rho > 0 && p.lambda > 0 && std::isfinite(p.lambda);
+        for (int e = 0; e < 5; ++e) ok = ok && std::isfinite(m_W[5 * i + e]);
+        if (!ok) {
+            mine.bad = 1;
+            const auto& x = m_mesh.cell_centroid[i];
+            msg = fmt::format("step {}: cell {} at ({:.6g}, {:.6g}, {:.6g}) has rho = {:.6g}, T = {:.6g}",
+                              m_step + 1, m_local.global_cell[i], x[0], x[1], x[2], p.rho, 1.0 / p.lambda);
+        }
+    }
+    int flag = mine.bad;
+    MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, m_layout.world);
+    if (flag) {
+        int first = mine.bad ? m_layout.world_rank : m_layout.world_size;
+        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, m_layout.world);
+        int len = static_cast<int>(msg.size());
+        MPI_Bcast(&len, 1, MPI_INT, first, m_layout.world);
+        msg.resize(len);
+        MPI_Bcast(msg.data(), len, MPI_CHAR, first, m_layout.world);
+        r.failed = true;
+        r.failure = msg;
+        m_W = m_Wold;
+    }
+    (void)worst;
+}
+
+void UgksSolver::stage2_and_moments(double dt) {
+    // dt < 0: moments only (initialization).
+    const int B = m_B;
+    std::vector<double> mom(17 * m_no, 0.0);
+    if (dt > 0) compute_prims();
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < m_no; ++i) {
+        double M[17] = {0};
+        const double c = dt > 0 ? 0.5 * dt / m_tau[i] : 0.0;
+        for (int m = 0; m < m_nblk; ++m) {
+            double* h = &m_h[(static_cast<std::size_t>(m) * m_nc + i) * B];
+            double* b = m_store_b ? &m_b[(static_cast<std::size_t>(m) * m_nc + i) * B] : nullptr;
+            for (int v = 0; v < B; ++v) {
+                const index_t s = static_cast<index_t>(m) * B + v;
+                const double* u = &m_u[3 * s];
+                if (dt > 0) {
+                    double hp, bp;
+                    phys::shakhov_equilibrium(m_prim[i], &m_q[3 * i], m_gas, u, hp, bp);  // q^n (U3)
+                    h[v] = (h[v] + c * hp) / (1.0 + c);
+                    if (b) b[v] = (b[v] + c * bp) / (1.0 + c);
+                }
+                const double w = m_w[s];
+                const double wh = w * h[v], wb = b ? w * b[v] : 0.0;
+                const double u2 = dot3(u, u);
+                M[0] += wh;
+                M[1] += wh * u[0];
+                M[2] += wh * u[1];
+                M[3] += wh * u[2];
+                M[4] += wh * u[0] * u[0];
+                M[5] += wh * u[0] * u[1];
+                M[6] += wh * u[0] * u[2];
+                M[7] += wh * u[1] * u[1];
+                M[8] += wh * u[1] * u[2];
+                M[9] += wh * u[2] * u[2];
+                M[10] += wh * u[0] * u2;
+                M[11] += wh * u[1] * u2;
+                M[12] += wh * u[2] * u2;
+                M[13] += wb;
+                M[14] += wb * u[0];
+                M[15] += wb * u[1];
+                M[16] += wb * u[2];
+            }
+        }
+        for (int k = 0; k < 17; ++k) mom[17 * i + k] = M[k];
+    }
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, mom.data(), static_cast<int>(mom.size()), MPI_DOUBLE, MPI_SUM,
+                      m_layout.comm_v);
+    }
+    for (index_t i = 0; i < m_no; ++i) {
+        const double* M = &mom[17 * i];
+        const phys::Prim& p = m_prim[i];
+        const double M2[9] = {M[4], M[5], M[6], M[5], M[7], M[8], M[6], M[8], M[9]};
+        phys::heat_flux_from_raw(p.U, M[0], &M[1], M2, &M[10], M[13], &M[14], &m_q[3 * i]);
+        const double pr = p.rho / (2.0 * p.lambda);
+        const int idx[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+        for (int k = 0; k < 6; ++k) {
+            const int a = idx[k][0], c = idx[k][1];
+            if (a >= m_gas.D || c >= m_gas.D) {
+                m_stress[6 * i + k] = 0.0;
+                continue;
+            }
+            const double Pac = M2[3 * a + c] - p.U[a] * M[1 + c] - M[1 + a] * p.U[c] + M[0] * p.U[a] * p.U[c];
+            m_stress[6 * i + k] = Pac - (a == c ? pr : 0.0);
+        }
+    }
+}
+
+StepResult UgksSolver::step() {
+    StepResult r;
+    {
+        ScopedTimer t("mpi_halo");
+        m_halo.exchange(m_W.data(), 5);
+        m_halo.exchange(m_q.data(), 3);
+    }
+    compute_prims();
+    const double dt = compute_dt();
+    r.dt = dt;
+    {
+        ScopedTimer t("reconstruction");
+        gradients_W();
+    }
+    {
+        ScopedTimer t("flux");
+        face_precompute(dt);
+    }
+    wall_densities();
+    sweep(dt);
+    {
+        ScopedTimer t("update");
+        macro_update(dt, r);
+    }
+    if (r.failed) return r;
+    {
+        ScopedTimer t("update");
+        stage2_and_moments(dt);
+    }
+    ++m_step;
+    m_time += dt;
+    return r;
+}
+
+std::vector<CellField> UgksSolver::fields() const {
+    const index_t n = m_no;
+    std::vector<CellField> f;
+    std::vector<double> rho(n), U(3 * n), T(n), p(n), q(3 * n), mach(n), kn(n);
+    const double gamma = (m_gas.N + 2.0) / m_gas.N;
+    for (index_t i = 0; i < n; ++i) {
+        const phys::Prim pr = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
+        rho[i] = pr.rho;
+        T[i] = 1.0 / pr.lambda;
+        p[i] = pr.rho * T[i] / 2.0;
+        double s2 = 0.0;
+        for (int d = 0; d < 3; ++d) {
+            U[3 * i + d] = pr.U[d];
+            q[3 * i + d] = m_q[3 * i + d];
+            s2 += pr.U[d] * pr.U[d];
+        }
+        mach[i] = std::sqrt(s2) / std::sqrt(gamma * T[i] / 2.0);
+        // local Kn from the VHS mean free path: lambda_mfp ~ mu / (rho sqrt(T)), mu ~ T^omega
+        kn[i] = m_setup.gas.Kn / pr.rho * std::pow(T[i], m_gas.omega - 0.5);
+    }
+    f.push_back({"rho", 1, rho});
+    f.push_back({"U", 3, U});
+    f.push_back({"T", 1, T});
+    f.push_back({"p", 1, p});
+    f.push_back({"q", 3, q});
+    f.push_back({"stress", 6, m_stress});
+    f.push_back({"Mach", 1, mach});
+    f.push_back({"Kn_local", 1, kn});
+    return f;
+}
+
+std::array<double, 5> UgksSolver::totals() const {
+    std::array<double, 5> t{0, 0, 0, 0, 0};
+    for (index_t i = 0; i < m_no; ++i)
+        for (int e = 0; e < 5; ++e) t[e] += m_W[5 * i + e] * m_mesh.cell_volume[i];
+    MPI_Allreduce(MPI_IN_PLACE, t.data(), 5, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
+    return t;
+}
+
+}  // namespace ugks
