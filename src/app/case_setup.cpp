@@ -105,14 +105,16 @@ InitialState initial_state_at(const CaseSetup& s, const Vec3& x) {
 double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasModel& gas,
                           const InitialState& st, double cfl) {
     const double c = std::sqrt(gas.gamma() * st.T / 2.0);
+    double umax_axis[3] = {0, 0, 0};  // max_k |u_k . n| <= sum_d max|u_d| |n_d| (equal on tensor grids)
+    for (const auto& u : vel.u)
+        for (int d = 0; d < 3; ++d) umax_axis[d] = std::max(umax_axis[d], std::abs(u[d]));
     double min_ratio = HUGE_VAL;
     for (index_t i = 0; i < mesh.n_cells(); ++i) {
         double sum = 0.0;
         for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
             const index_t f = mesh.cell_faces[k];
             const Vec3& n = mesh.face_normal[f];
-            double umax = 0.0;
-            for (const auto& u : vel.u) umax = std::max(umax, std::abs(u[0] * n[0] + u[1] * n[1] + u[2] * n[2]));
+            double umax = umax_axis[0] * std::abs(n[0]) + umax_axis[1] * std::abs(n[1]) + umax_axis[2] * std::abs(n[2]);
             const double Un = std::abs(st.U[0] * n[0] + st.U[1] * n[1] + st.U[2] * n[2]);
             sum += mesh.face_area[f] * std::max(umax, Un + c);
         }

@@ -1,6 +1,6 @@
 // Wall (surface) output: per-face p, tau, q and coefficients, force and heat totals, written as
-// parallel HDF5 + XDMF and CSV (ugks-formulation.md §9, architecture.md §8). The file name puts it
-// into ugks_io (src/io/fields*.cpp); the HDF5/XDMF helpers follow fields_io.cpp.
+// parallel HDF5 + XDMF and CSV (ugks-formulation.md section 9, architecture.md section 8). The
+// file name puts it into ugks_io (src/io/fields*.cpp); the HDF5/XDMF helpers follow fields_io.cpp.
 #include <hdf5.h>
 #include <mpi.h>
 
@@ -194,8 +194,8 @@ AllFaces gather_faces(MPI_Comm comm, const std::vector<SurfaceFace>& faces) {
     MPI_Type_commit(&row_type);
     std::vector<index_t> ids_all(2 * static_cast<std::size_t>(total));
     std::vector<double> rows_all(kRow * static_cast<std::size_t>(total));
-    MPI_Allgatherv(ids_local.data(), n_local, id_type, ids_all.data(), counts.data(),
-                   displs.data(), id_type, comm);
+    MPI_Allgatherv(ids_local.data(), n_local, id_type, ids_all.data(), counts.data(), displs.data(),
+                   id_type, comm);
     MPI_Allgatherv(rows_local.data(), n_local, row_type, rows_all.data(), counts.data(),
                    displs.data(), row_type, comm);
     MPI_Type_free(&id_type);
@@ -279,6 +279,8 @@ struct H5Writer {
             ok = dset.valid();
         }
         check(ok, "creating dataset '" + name + "'");
+        // HDF5 rejects transfers on zero-sized datasets; n_rows is global, so all ranks skip.
+        if (n_rows == 0) return dset;
 
         const hsize_t start[2] = {static_cast<hsize_t>(row0), 0};
         const hsize_t count[2] = {static_cast<hsize_t>(n_local), static_cast<hsize_t>(width)};
@@ -348,9 +350,9 @@ struct H5Writer {
 struct SurfaceData {
     AllFaces faces;
     std::vector<WallCoefficients> coef;
-    std::vector<index_t> global_node;   // surface nodes, ascending global id
-    std::vector<index_t> topology;      // XDMF Mixed list, local node ids
-    std::vector<index_t> topo_offset;   // per face start in `topology`, n + 1 entries
+    std::vector<index_t> global_node;  // surface nodes, ascending global id
+    std::vector<index_t> topology;     // XDMF Mixed list, local node ids
+    std::vector<index_t> topo_offset;  // per face start in `topology`, n + 1 entries
     SurfaceTotals total;
     std::vector<SurfaceTotals> per_patch;  // in patch_names order
     std::vector<int> patch_index;          // mesh index of each listed patch
@@ -379,8 +381,8 @@ std::vector<std::string> group_names(const std::vector<std::string>& names) {
     return out;
 }
 
-void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm comm,
-              const Mesh& m, const SurfaceData& s, const Meta& meta) {
+void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm comm, const Mesh& m,
+              const SurfaceData& s, const Meta& meta) {
     int size = 1, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
@@ -429,9 +431,8 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
         std::string names;
         for (const std::string& name : m.patch_names) names += name + "\n";
         w.string_attribute(p.get(), "patch_names", names);
-        write_column(g.get(), "centroid", 3, [&](index_t i, double* out) {
-            std::copy_n(s.faces.centroid(i), 3, out);
-        });
+        write_column(g.get(), "centroid", 3,
+                     [&](index_t i, double* out) { std::copy_n(s.faces.centroid(i), 3, out); });
         write_column(g.get(), "normal", 3,
                      [&](index_t i, double* out) { std::copy_n(s.faces.normal(i), 3, out); });
         write_column(g.get(), "area", 1, [&](index_t i, double* out) { *out = s.faces.area(i); });
@@ -457,14 +458,13 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
             const Vec3& x = m.nodes[s.global_node[p0 + i]];
             std::copy(x.begin(), x.end(), xyz.data() + 3 * i);
         }
-        w.rows(g.get(), "nodes", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n_nodes, 3, p0, np,
-               xyz.data());
+        w.rows(g.get(), "nodes", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n_nodes, 3, p0, np, xyz.data());
         w.rows(g.get(), "global_node", H5T_STD_I64LE, H5T_NATIVE_INT64, n_nodes, 1, p0, np,
                s.global_node.data() + p0);
         const index_t t0 = s.topo_offset[f0], t1 = s.topo_offset[f0 + nf];
-        Hid t = w.rows(g.get(), "topology", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                       static_cast<index_t>(s.topology.size()), 1, t0, t1 - t0,
-                       s.topology.data() + t0);
+        Hid t =
+            w.rows(g.get(), "topology", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                   static_cast<index_t>(s.topology.size()), 1, t0, t1 - t0, s.topology.data() + t0);
         w.attribute(t.get(), "cell_count", static_cast<std::int64_t>(n));
     }
     {
@@ -483,8 +483,7 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
     w.string_attribute(root, "config", meta.config);
     w.attribute(root, "step", static_cast<std::int64_t>(meta.step));
     w.attribute(root, "time", meta.time);
-    w.string_attribute(root, "ugks_version",
-                       std::string(version_string) + " (" + git_commit + ")");
+    w.string_attribute(root, "ugks_version", std::string(version_string) + " (" + git_commit + ")");
     w.totals_attributes(root, s.total);
     const SurfaceReference& ref = meta.ref;
     w.attribute(root, "rho_inf", ref.rho_inf);
@@ -622,8 +621,8 @@ std::string make_csv(const SurfaceData& s, const Meta& meta) {
         out += std::to_string(s.faces.id[i]) + "," + std::to_string(s.faces.patch[i]);
         const double* x = s.faces.centroid(i);
         const double* nrm = s.faces.normal(i);
-        for (double v : {x[0], x[1], x[2], nrm[0], nrm[1], nrm[2], s.faces.area(i), c.p,
-                         c.tau[0], c.tau[1], c.tau[2], s.faces.qw(i), c.Cp, c.Cf, c.Ch})
+        for (double v : {x[0], x[1], x[2], nrm[0], nrm[1], nrm[2], s.faces.area(i), c.p, c.tau[0],
+                         c.tau[1], c.tau[2], s.faces.qw(i), c.Cp, c.Cf, c.Ch})
             out += "," + num(v);
         out += "\n";
     }
@@ -663,28 +662,26 @@ SurfaceData build_surface(const Mesh& m, AllFaces faces, const Meta& meta) {
     for (const std::string& name : meta.patch_names) s.patch_index.push_back(m.patch_index(name));
     for (index_t i = 0; i < n; ++i) {
         const index_t g = s.faces.id[i];
-        UGKS_REQUIRE(g >= 0 && g < m.n_faces(),
-                     "surface face " << g << " is not a face of the mesh (" << m.n_faces()
-                                     << " faces)");
+        UGKS_REQUIRE(g >= 0 && g < m.n_faces(), "surface face " << g
+                                                                << " is not a face of the mesh ("
+                                                                << m.n_faces() << " faces)");
         UGKS_REQUIRE(m.face_neighbour[g] < 0 && m.face_patch[g] >= 0,
                      "surface face " << g << " is not a boundary face");
         UGKS_REQUIRE(m.face_patch[g] == s.faces.patch[i],
-                     "surface face " << g << " has patch " << s.faces.patch[i]
-                                     << ", the mesh says " << m.face_patch[g]);
+                     "surface face " << g << " has patch " << s.faces.patch[i] << ", the mesh says "
+                                     << m.face_patch[g]);
         UGKS_REQUIRE(std::find(s.patch_index.begin(), s.patch_index.end(), s.faces.patch[i]) !=
                          s.patch_index.end(),
-                     "surface face " << g << " is on patch '"
-                                     << m.patch_names[s.faces.patch[i]]
+                     "surface face " << g << " is on patch '" << m.patch_names[s.faces.patch[i]]
                                      << "', which is not among the surface patches");
         const double* nrm = s.faces.normal(i);
-        s.coef.push_back(wall_coefficients(s.faces.P(i), s.faces.qw(i), {nrm[0], nrm[1], nrm[2]},
-                                           meta.ref));
+        s.coef.push_back(
+            wall_coefficients(s.faces.P(i), s.faces.qw(i), {nrm[0], nrm[1], nrm[2]}, meta.ref));
     }
 
     for (index_t i = 0; i < n; ++i) {
         const index_t g = s.faces.id[i];
-        s.global_node.insert(s.global_node.end(),
-                             m.face_nodes.begin() + m.face_node_offsets[g],
+        s.global_node.insert(s.global_node.end(), m.face_nodes.begin() + m.face_node_offsets[g],
                              m.face_nodes.begin() + m.face_node_offsets[g + 1]);
     }
     std::sort(s.global_node.begin(), s.global_node.end());
@@ -763,9 +760,8 @@ SurfaceTotals surface_totals(MPI_Comm comm, const std::vector<SurfaceFace>& face
     return sum_faces(all, ref, [](index_t) { return true; });
 }
 
-SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_path,
-                            MPI_Comm comm, const Mesh& global_mesh,
-                            const std::vector<SurfaceFace>& faces,
+SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_path, MPI_Comm comm,
+                            const Mesh& global_mesh, const std::vector<SurfaceFace>& faces,
                             const std::vector<std::string>& patch_names,
                             const SurfaceReference& ref, const std::string& config_yaml, long step,
                             double time) {
@@ -799,9 +795,9 @@ SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_p
             if (m.patch_index(name) < 0) {
                 std::string all;
                 for (const std::string& p : m.patch_names) all += (all.empty() ? "" : ", ") + p;
-                UGKS_INPUT_ERROR("surface output '" << named << "': patch '" << name
-                                                    << "' is not a patch of the mesh (patches: "
-                                                    << all << ")");
+                UGKS_INPUT_ERROR("surface output '"
+                                 << named << "': patch '" << name
+                                 << "' is not a patch of the mesh (patches: " << all << ")");
             }
             if (!seen.insert(name).second)
                 UGKS_INPUT_ERROR("surface output '" << named << "': patch '" << name

@@ -74,7 +74,8 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const Pha
     m_no = local.n_owned;
     m_nf = m_mesh.n_faces();
     m_store_b = m_gas.K > 0;
-    for (const auto& u : grid.u) m_umax = std::max(m_umax, std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]));
+    for (const auto& u : grid.u)
+        for (int d = 0; d < 3; ++d) m_umax_axis[d] = std::max(m_umax_axis[d], std::abs(u[d]));
 
     const index_t ns = static_cast<index_t>(m_nblk) * m_B;
     m_u.resize(3 * ns);
@@ -204,7 +205,9 @@ double UgksSolver::compute_dt() const {
             const index_t f = m_mesh.cell_faces[k];
             const auto& n = m_mesh.face_normal[f];
             const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
-            sum += m_mesh.face_area[f] * std::max(m_umax, Un + c);
+            const double umax = m_umax_axis[0] * std::abs(n[0]) + m_umax_axis[1] * std::abs(n[1]) +
+                                m_umax_axis[2] * std::abs(n[2]);  // >= max_k |u_k.n|, equal on tensor grids
+            sum += m_mesh.face_area[f] * std::max(umax, Un + c);
         }
         ratio = std::min(ratio, 2.0 * m_mesh.cell_volume[i] / sum);
     }
@@ -595,7 +598,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
                                          m_setup.boundaries[bc].type == "symmetry");
         for (int e = 0; e < 5; ++e) F[5 * f + e] = m_Facc[5 * f + e] + (kinetic ? 0.0 : m_fc[f].F[e]);
     }
-    double res[5] = {0, 0, 0, 0, 0}, absW[5] = {0, 0, 0, 0, 0};
+    double res[5] = {0, 0, 0, 0, 0}, absW[5] = {0, 0, 0, 0, 0}, mom_scale = 0.0;
     for (index_t i = 0; i < m_no; ++i) {
         double dW[5] = {0, 0, 0, 0, 0};
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
@@ -609,6 +612,10 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
             res[e] += (dW[e] / dt) * (dW[e] / dt);
             absW[e] += std::abs(m_W[5 * i + e]);
         }
+        // momentum scale: rho (|U| + sqrt(T)), so that a gas at rest does not divide by zero
+        const phys::Prim pn = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
+        mom_scale += pn.rho * (std::sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
+                               std::sqrt(1.0 / pn.lambda));
     }
     // Wall data: P = momentum flux / dt, q_w = energy flux / dt - U_w . P (section 9).
     for (auto& wd : m_wall) {
@@ -617,8 +624,9 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         for (int d = 0; d < 3; ++d) wd.P[d] = F[5 * f + 1 + d] / dt;
         wd.qw = F[5 * f + 4] / dt - (B.U[0] * wd.P[0] + B.U[1] * wd.P[1] + B.U[2] * wd.P[2]);
     }
-    // Residuals (the UGKS codes' definition): sqrt(N sum (dW/dt)^2) / sum |W|, momentum as a vector.
-    double glob[11] = {res[0], res[1] + res[2] + res[3], res[4], absW[0], absW[1] + absW[2] + absW[3], absW[4],
+    // Residuals (as the UGKS codes): sqrt(N sum (dW/dt)^2) / sum |W|; momentum as a vector, normalised by
+    // sum rho (|U| + sqrt(T)) so that a gas at rest does not divide by zero.
+    double glob[11] = {res[0], res[1] + res[2] + res[3], res[4], absW[0], mom_scale, absW[4],
                        static_cast<double>(m_no), 0, 0, 0, 0};
     MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
     for (int k = 0; k < 3; ++k) r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);

@@ -26,8 +26,8 @@ struct SurfaceFace {
 struct SurfaceReference {
     double rho_inf = 1;
     double p_inf = 0.5;
-    Vec3 U_inf{0, 0, 0};  ///< free-stream velocity; its direction is the drag direction
-    double A_ref = 1;     ///< reference area of CD and CL
+    Vec3 U_inf{0, 0, 0};     ///< free-stream velocity; its direction is the drag direction
+    double A_ref = 1;        ///< reference area of CD and CL
     Vec3 lift_dir{0, 1, 0};  ///< lift direction (normalized here; should be normal to U_inf)
     /// Reference dynamic pressure used when |U_inf| == 0 (e.g. 1/2 rho U_lid^2 for a cavity). The
     /// coefficients then use the speed U_ref = sqrt(2 q_ref / rho_inf). With |U_inf| == 0 and
@@ -44,8 +44,8 @@ struct SurfaceTotals {
     /// force . lift_dir / (q_dyn A_ref) (lift_dir normalized); NaN when q_dyn is undefined or
     /// lift_dir is zero.
     double CL = 0;
-    double area = 0;     ///< wetted area (sum of face areas)
-    index_t n_faces = 0; ///< number of faces summed
+    double area = 0;      ///< wetted area (sum of face areas)
+    index_t n_faces = 0;  ///< number of faces summed
 };
 
 /// Reference dynamic pressure 1/2 rho_inf |U_inf|^2, or ref.q_ref when |U_inf| == 0 (NaN when that
@@ -56,11 +56,11 @@ double surface_reference_speed(const SurfaceReference& ref);
 
 /// Derived wall quantities of one face (ugks-formulation.md §9).
 struct WallCoefficients {
-    double p = 0;          ///< p_w = P . n
-    Vec3 tau{0, 0, 0};     ///< shear vector P - (P . n) n
-    double Cp = 0;         ///< (p_w - p_inf) / q_dyn
-    double Cf = 0;         ///< |tau| / q_dyn (Ct along a chosen tangent is left to post-processing)
-    double Ch = 0;         ///< q_w / (1/2 rho_inf U_ref^3) = q_w / (q_dyn U_ref)
+    double p = 0;       ///< p_w = P . n
+    Vec3 tau{0, 0, 0};  ///< shear vector P - (P . n) n
+    double Cp = 0;      ///< (p_w - p_inf) / q_dyn
+    double Cf = 0;      ///< |tau| / q_dyn (Ct along a chosen tangent is left to post-processing)
+    double Ch = 0;      ///< q_w / (1/2 rho_inf U_ref^3) = q_w / (q_dyn U_ref)
 };
 /// p_w, tau, Cp, Cf, Ch of one face. Pure function (same result on every rank).
 WallCoefficients wall_coefficients(const Vec3& P, double qw, const Vec3& normal,
@@ -114,9 +114,8 @@ SurfaceTotals surface_totals(MPI_Comm comm, const std::vector<SurfaceFace>& face
 /// patch) on every rank of `comm`; inconsistent face data (a face id out of range or not on the
 /// boundary, a face on two ranks, a patch differing from the mesh or not listed) is an internal
 /// error (UGKS_REQUIRE). `config_yaml`, `step`, `time` are taken from rank 0.
-SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_path,
-                            MPI_Comm comm, const Mesh& global_mesh,
-                            const std::vector<SurfaceFace>& faces,
+SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_path, MPI_Comm comm,
+                            const Mesh& global_mesh, const std::vector<SurfaceFace>& faces,
                             const std::vector<std::string>& patch_names,
                             const SurfaceReference& ref, const std::string& config_yaml, long step,
                             double time);

@@ -1,12 +1,13 @@
 #pragma once
-/// Pointwise UGKS physics (ugks-formulation.md sections 1-6 and 10), as small inline UGKS_HOST_DEVICE
-/// functions that the CPU and CUDA backends both call. Units: sqrt(2 R T_ref) nondimensionalization
-/// (section 1.2), lambda = 1/T.
+/// Pointwise UGKS physics (ugks-formulation.md sections 1-6 and 10), as small inline
+/// UGKS_HOST_DEVICE functions that the CPU and CUDA backends both call. Units: sqrt(2 R T_ref)
+/// nondimensionalization (section 1.2), lambda = 1/T.
 ///
 /// Dimensions: the velocity space has D components (1..3); unused components of every 3-vector
-/// (velocities, bulk velocities, heat fluxes, slopes aU) must be zero. K = (3 - D) + K_int components
-/// are lumped into xi (reduced distributions h and b), N = D + K = 3 + K_int.
-/// Conservative W = (rho, rho U_x, rho U_y, rho U_z, rho E), always 5 entries (unused momentum entries 0).
+/// (velocities, bulk velocities, heat fluxes, slopes aU) must be zero. K = (3 - D) + K_int
+/// components are lumped into xi (reduced distributions h and b), N = D + K = 3 + K_int.
+/// Conservative W = (rho, rho U_x, rho U_y, rho U_z, rho E), always 5 entries (unused momentum
+/// entries 0).
 ///
 /// Every function here is header-only, allocation-free, exception-free and non-recursive so that it
 /// can run inside device kernels; the definitions live in detail/kinetic_impl.hpp.
@@ -16,12 +17,12 @@ namespace ugks::phys {
 
 /// Gas constants needed by the pointwise functions.
 struct GasParams {
-    int D = 3;           ///< velocity-space dimension
-    int K = 0;           ///< (3 - D) + K_int
-    int N = 3;           ///< D + K
+    int D = 3;  ///< velocity-space dimension
+    int K = 0;  ///< (3 - D) + K_int
+    int N = 3;  ///< D + K
     double Pr = 2.0 / 3.0;
-    double mu_ref = 0.0; ///< nondimensional reference viscosity
-    double omega = 0.81; ///< mu = mu_ref T^omega
+    double mu_ref = 0.0;  ///< nondimensional reference viscosity
+    double omega = 0.81;  ///< mu = mu_ref T^omega
 };
 
 /// Primitive state: density, bulk velocity, lambda = 1/T.
@@ -41,15 +42,16 @@ UGKS_HOST_DEVICE inline double relaxation_time(const Prim& p, const GasParams& g
 
 /// Reduced Maxwellians at velocity u: H = rho (lambda/pi)^(D/2) exp(-lambda |u - U|^2),
 /// B = K/(2 lambda) H.
-UGKS_HOST_DEVICE inline void maxwellian(const Prim& p, const GasParams& g, const double u[3], double& H,
-                                        double& B);
+UGKS_HOST_DEVICE inline void maxwellian(const Prim& p, const GasParams& g, const double u[3],
+                                        double& H, double& B);
 
 /// Shakhov-corrected equilibria (section 2.4, consistent form): h+ = H + H+, b+ = B + B+ with heat
 /// flux q (D components), pre = 4 (1 - Pr) lambda^2 (c.q) / ((5 + K_int) rho), c = u - U,
-/// H+ = pre (2 lambda |c|^2 - D - 2) H, B+ = pre (2 lambda |c|^2 - D) B. Conserves mass, momentum
-/// and energy exactly for any K_int and relaxes the heat flux (incl. internal energy) to (1 - Pr) q.
-UGKS_HOST_DEVICE inline void shakhov_equilibrium(const Prim& p, const double q[3], const GasParams& g,
-                                                 const double u[3], double& hplus, double& bplus);
+/// H+ = pre (2 lambda |c|^2 - D - 2) H, B+ = pre (2 lambda |c|^2 - D) B. For any K_int the parts
+/// carry no mass, momentum or energy, and their heat flux (incl. internal energy) is (1 - Pr) q.
+UGKS_HOST_DEVICE inline void shakhov_equilibrium(const Prim& p, const double q[3],
+                                                 const GasParams& g, const double u[3],
+                                                 double& hplus, double& bplus);
 
 /// Time-integration coefficients q1..q5 of section 5.6 (q1 = int_0^dt (1 - e^{-t/tau}) dt, ...,
 /// q5 = int_0^dt t e^{-t/tau} dt). With x = dt/tau: x < 1 uses convergent series in x (no
@@ -69,9 +71,9 @@ struct Slope {
 };
 UGKS_HOST_DEVICE inline Slope micro_slope(const Prim& p, int N, const double dW[5]);
 
-/// Heat flux from raw moments about U (section 10): M0 = sum w h, M1 = sum w u h, M2 = sum w u u^T h
-/// (row-major 3x3), M3 = sum w u |u|^2 h, B0 = sum w b, B1 = sum w u b.
-/// q = 1/2 sum w (u - U)(|u - U|^2 h + b).
+/// Heat flux q = 1/2 sum w (u - U)(|u - U|^2 h + b) from raw moments about the origin (section
+/// 10): M0 = sum w h, M1 = sum w u h, M2 = sum w u u^T h (row-major 3x3), M3 = sum w u |u|^2 h,
+/// B0 = sum w b, B1 = sum w u b.
 UGKS_HOST_DEVICE inline void heat_flux_from_raw(const double U[3], double M0, const double M1[3],
                                                 const double M2[9], const double M3[3], double B0,
                                                 const double B1[3], double q[3]);
@@ -85,20 +87,21 @@ UGKS_HOST_DEVICE inline void maxwellian_moments_1d(double U, double lambda, int 
 /// Everything an interior (or ghost) face needs before the velocity sweep (single-sweep step,
 /// decisions U1-U4, section 10), in the global frame.
 struct FaceInput {
-    double WL[5], WR[5];          ///< cell-average W of the owner (L) and neighbour (R)
-    double gradWL[5][3], gradWR[5][3];  ///< limited LSQ gradients of W (per component, spatial x,y,z)
-    double xL[3], xR[3], xf[3];   ///< cell centroids and face centroid
-    double n[3];                  ///< unit normal L -> R (D = 1: +-x; D = 2: in the x-y plane)
-    double qL[3], qR[3];          ///< cell heat fluxes q^n (decision U2b: q_f is their average)
+    double WL[5], WR[5];         ///< cell-average W of the owner (L) and neighbour (R)
+    double gradWL[5][3];         ///< limited LSQ gradient of W_L: [component][spatial x, y, z]
+    double gradWR[5][3];         ///< limited LSQ gradient of W_R: [component][spatial x, y, z]
+    double xL[3], xR[3], xf[3];  ///< cell centroids and face centroid
+    double n[3];                 ///< normal L -> R (D = 1: +-x; D = 2: x-y plane); normalized here
+    double qL[3], qR[3];         ///< cell heat fluxes q^n (decision U2b: q_f is their average)
 };
 struct FaceCoeffs {
-    Prim p0;                      ///< interface equilibrium state (variant B, decision U1)
+    Prim p0;  ///< interface equilibrium state (variant B, decision U1)
     double tau0 = 0;
     TimeCoeffs tc{};
-    Slope aL[3], aR[3];           ///< spatial micro slopes per global direction j (decision U2: L for
-                                  ///< u.n > 0); zero for j >= D
-    Slope A;                      ///< time slope (section 5.5, with the L/R split)
-    double qf[3] = {0, 0, 0};     ///< face heat flux used in g0+ (decision U2b)
+    Slope aL[3], aR[3];        ///< spatial micro slopes per global direction j (decision U2: L for
+                               ///< u.n > 0); zero for j >= D
+    Slope A;                   ///< time slope (section 5.5, with the L/R split)
+    double qf[3] = {0, 0, 0};  ///< face heat flux used in g0+ (decision U2b)
     double F[5] = {0, 0, 0, 0, 0};  ///< F_eq + F_+ (analytic, U4): time-integrated, per unit area,
                                     ///< global frame, positive along n
 };

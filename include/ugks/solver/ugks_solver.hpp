@@ -80,7 +80,7 @@ private:
     int m_first = 0;        ///< first local block (global index)
     index_t m_nc = 0, m_no = 0, m_nf = 0;
     bool m_store_b = false;
-    double m_umax = 0;      ///< max |u_k| over the whole velocity grid
+    double m_umax_axis[3] = {0, 0, 0};  ///< max |u_k,d| over the whole velocity grid, per axis
     std::vector<double> m_u;   ///< local velocities [slot][3]
     std::vector<double> m_w;   ///< local weights [slot]
     std::vector<int> m_face_bc;  ///< per local face: -1 interior, else index into setup.boundaries

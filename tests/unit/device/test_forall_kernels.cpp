@@ -9,6 +9,27 @@
 
 namespace {
 
+// Kernels live in free functions: nvcc forbids extended lambdas inside the private TestBody() of a gtest.
+void fill_affine(ugks::DeviceArray<double>& a) {
+    auto v = a.view();
+    ugks::forall(a.size(), UGKS_LAMBDA(ugks::index_t i) { v[i] = 0.0; });
+    ugks::forall(a.size(), UGKS_LAMBDA(ugks::index_t i) { v[i] += 2.0 * static_cast<double>(i) + 1.0; });
+}
+
+void fill_cell_velocity(ugks::DeviceArray<double>& a, ugks::index_t nc, int nv) {
+    fill_cell_velocity(a, nc, nv);
+}
+
+double sum_of(ugks::DeviceArray<double>& a) {
+    auto v = a.view();
+    return ugks::reduce_sum(a.size(), UGKS_LAMBDA(ugks::index_t i) { return v[i]; });
+}
+
+double max_of_shifted(ugks::DeviceArray<double>& a) {
+    auto v = a.view();
+    return ugks::reduce_max(a.size(), UGKS_LAMBDA(ugks::index_t i) { return v[i] - 0.5 * (i == 777); });
+}
+
 class DeviceTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -22,9 +43,7 @@ protected:
 TEST_F(DeviceTest, ForallCoversRangeOnce) {
     const ugks::index_t n = 100003;
     ugks::DeviceArray<double> a("test.a", n);
-    auto v = a.view();
-    ugks::forall(n, UGKS_LAMBDA(ugks::index_t i) { v[i] = 0.0; });
-    ugks::forall(n, UGKS_LAMBDA(ugks::index_t i) { v[i] += 2.0 * static_cast<double>(i) + 1.0; });
+    fill_affine(a);
     std::vector<double> h;
     a.copy_to(h);
     ASSERT_EQ(static_cast<ugks::index_t>(h.size()), n);
@@ -35,8 +54,7 @@ TEST_F(DeviceTest, Forall2dVelocityFastest) {
     const ugks::index_t nc = 1001;
     const int nv = 37;
     ugks::DeviceArray<double> a("test.f", nc * nv);
-    auto v = a.view();
-    ugks::forall_2d(nc, nv, UGKS_LAMBDA(ugks::index_t c, int k) { v[c * nv + k] = 1000.0 * c + k; });
+    fill_cell_velocity(a, nc, nv);
     std::vector<double> h;
     a.copy_to(h);
     for (ugks::index_t c = 0; c < nc; ++c)
@@ -49,9 +67,8 @@ TEST_F(DeviceTest, ReductionsMatchClosedForms) {
     std::vector<double> h(n);
     for (ugks::index_t i = 0; i < n; ++i) h[i] = static_cast<double>(i % 1000);
     a.copy_from(h);
-    auto v = a.view();
-    const double s = ugks::reduce_sum(n, UGKS_LAMBDA(ugks::index_t i) { return v[i]; });
-    const double m = ugks::reduce_max(n, UGKS_LAMBDA(ugks::index_t i) { return v[i] - 0.5 * (i == 777); });
+    const double s = sum_of(a);
+    const double m = max_of_shifted(a);
     EXPECT_EQ(s, 250.0 * 999.0 * 1000.0 / 2.0);  // 250 repetitions of 0..999, exact in double
     EXPECT_EQ(m, 999.0);
 }
