@@ -52,6 +52,11 @@ inline double limiter_face(int kind, double d1max, double d1min, double d2, doub
     return 1.0;
 }
 
+inline double gauss_norm(double lambda, int D) {
+    const double r = lambda / kPi;
+    return D == 1 ? std::sqrt(r) : (D == 2 ? r : r * std::sqrt(r));
+}
+
 int limiter_kind(const std::string& s) { return s == "venkatakrishnan" ? 0 : s == "barth_jespersen" ? 1 : 2; }
 
 }  // namespace
@@ -86,8 +91,28 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const Pha
         m_w[s] = blocks.w[g];
     }
 
+    // Tensor structure of the velocity grid: slot -> per-axis indices (k = (i ny + j) nz + l).
+    m_tensor = grid.is_tensor();
+    if (m_tensor) {
+        for (int d = 0; d < 3; ++d) {
+            m_axis_off[d] = m_ntab;
+            for (double x : grid.axis_nodes[d]) m_axis_x.push_back(x);
+            m_ntab += static_cast<int>(grid.axis_nodes[d].size());
+        }
+        m_slot_idx.assign(3 * ns, -1);
+        for (index_t s = 0; s < ns; ++s) {
+            const index_t k = blocks.order[static_cast<index_t>(m_first) * m_B + s];
+            if (k < 0) continue;
+            const int nz = grid.counts[2], ny = grid.counts[1];
+            m_slot_idx[3 * s + 2] = static_cast<int>(k % nz);
+            m_slot_idx[3 * s + 1] = static_cast<int>((k / nz) % ny);
+            m_slot_idx[3 * s + 0] = static_cast<int>(k / (static_cast<index_t>(ny) * nz));
+        }
+    }
+
     // Boundary condition of every local boundary face.
     m_face_bc.assign(m_nf, -1);
+    m_face_kind.assign(m_nf, 0);
     m_sym_index.assign(m_nf, -1);
     index_t nsym = 0;
     for (index_t f = 0; f < m_nf; ++f) {
@@ -97,6 +122,7 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const Pha
             if (setup.boundaries[b].patch == patch) m_face_bc[f] = static_cast<int>(b);
         UGKS_REQUIRE(m_face_bc[f] >= 0, "boundary face without a condition: patch " << patch);
         const std::string& type = setup.boundaries[m_face_bc[f]].type;
+        m_face_kind[f] = type == "diffuse_wall" ? 1 : type == "symmetry" ? 2 : type == "outflow" ? 4 : 3;
         if (type == "periodic")
             throw InputError("boundaries." + patch + ": periodic boundaries are not available in this version");
         if (type == "symmetry") m_sym_index[f] = nsym++;
@@ -154,6 +180,10 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const Pha
     m_fc.assign(m_nf, phys::FaceCoeffs{});
     m_Facc.assign(5 * m_nf, 0.0);
     m_rho_wall.assign(m_nf, 0.0);
+    if (m_tensor) {
+        m_cellE.assign(static_cast<std::size_t>(m_no) * m_ntab, 0.0);
+        m_faceE.assign(static_cast<std::size_t>(m_nf) * m_ntab, 0.0);
+    }
     m_halo = HaloExchange(layout.comm_x, local.halo);
 }
 
@@ -192,6 +222,36 @@ void UgksSolver::compute_prims() {
         m_prim[c] = phys::cons_to_prim(&m_W[5 * c], m_gas.N);
         m_tau[c] = phys::relaxation_time(m_prim[c], m_gas);
     }
+}
+
+void UgksSolver::exp_table(const phys::Prim& p, double* E) const {
+    for (int d = 0; d < m_gas.D; ++d) {
+        const int n = (d + 1 < 3 ? m_axis_off[d + 1] : m_ntab) - m_axis_off[d];
+        for (int i = 0; i < n; ++i) {
+            const double c = m_axis_x[m_axis_off[d] + i] - p.U[d];
+            E[m_axis_off[d] + i] = std::exp(-p.lambda * c * c);
+        }
+    }
+}
+
+double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const double* E, index_t s) const {
+    if (!m_tensor) {
+        double c2 = 0.0;
+        for (int d = 0; d < m_gas.D; ++d) c2 += (m_u[3 * s + d] - p.U[d]) * (m_u[3 * s + d] - p.U[d]);
+        return p.rho * norm * std::exp(-p.lambda * c2);
+    }
+    const int* idx = &m_slot_idx[3 * s];
+    if (idx[0] < 0) return 0.0;  // padding slot
+    double H = p.rho * norm * E[m_axis_off[0] + idx[0]];
+    if (m_gas.D > 1) H *= E[m_axis_off[1] + idx[1]];
+    if (m_gas.D > 2) H *= E[m_axis_off[2] + idx[2]];
+    return H;
+}
+
+void UgksSolver::cell_tables() {
+    if (!m_tensor) return;
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < m_no; ++i) exp_table(m_prim[i], &m_cellE[static_cast<std::size_t>(i) * m_ntab]);
 }
 
 double UgksSolver::compute_dt() const {
@@ -304,6 +364,7 @@ void UgksSolver::face_precompute(double dt) {
             }
         }
         phys::face_equilibrium(in, m_gas, dt, m_fc[f]);
+        if (m_tensor) exp_table(m_fc[f].p0, &m_faceE[static_cast<std::size_t>(f) * m_ntab]);
     }
 }
 
@@ -388,9 +449,17 @@ void UgksSolver::limit_block(const double* f, double* grad) const {
     const double K = m_setup.numerics.venkatakrishnan_k;
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i) {
-        std::vector<double> vmax(f + B * i, f + B * (i + 1)), vmin(vmax), scale(B), psi(B, 1.0);
+        double buf[4 * 1024];  // block_size <= 1024 (checked by the case parser)
+        double* vmax = buf;
+        double* vmin = vmax + B;
+        double* scale = vmin + B;
+        double* psi = scale + B;
         const double* fi = f + B * i;
-        for (int v = 0; v < B; ++v) scale[v] = std::abs(fi[v]);
+        for (int v = 0; v < B; ++v) {
+            vmax[v] = vmin[v] = fi[v];
+            scale[v] = std::abs(fi[v]);
+            psi[v] = 1.0;
+        }
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
             const index_t fc = m_mesh.cell_faces[k];
             const index_t j = m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
@@ -462,8 +531,9 @@ void UgksSolver::sweep(double dt) {
             const double* n = m_mesh.face_normal[f].data();
             const double* xf = m_mesh.face_centroid[f].data();
             double acc[5] = {0, 0, 0, 0, 0};
-            const bool wall = BC && BC->type == "diffuse_wall";
-            const bool sym = BC && BC->type == "symmetry";
+            const int kind = m_face_kind[f];
+            const bool wall = kind == 1;
+            const bool sym = kind == 2;
             if (wall || sym) {
                 const double lw = wall ? 1.0 / BC->T : 1.0;
                 const double norm = std::pow(lw / kPi, 0.5 * m_gas.D);
@@ -501,8 +571,10 @@ void UgksSolver::sweep(double dt) {
                 }
             } else {
                 const phys::FaceCoeffs& fc = m_fc[f];
+                const double norm0 = gauss_norm(fc.p0.lambda, m_gas.D);
+                const double* fE = m_tensor ? &m_faceE[static_cast<std::size_t>(f) * m_ntab] : nullptr;
                 // Ghost distributions of far-field / inflow faces: the ghost Maxwellian, zero gradient.
-                const bool ghost_maxwellian = BC && (BC->type == "far_field" || BC->type == "inflow");
+                const bool ghost_maxwellian = kind == 3;
                 phys::Prim pg;
                 if (ghost_maxwellian) {
                     pg.rho = BC->rho;
@@ -542,7 +614,8 @@ void UgksSolver::sweep(double dt) {
                         if (b) bf = b[B * L + v];
                     }
                     double ph, pb, fmh, fmb;
-                    phys::micro_flux(fc, m_gas, u, un, hf, bf, ghf, b ? gbf : zero3, ph, pb, fmh, fmb);
+                    const double H0 = maxwellian_at(fc.p0, norm0, fE, s);
+                    phys::micro_flux_H(fc, m_gas, u, un, H0, hf, bf, ghf, b ? gbf : zero3, ph, pb, fmh, fmb);
                     phi_h[f * B + v] = ph;
                     if (b) phi_b[f * B + v] = pb;
                     const double w = m_w[s];
@@ -561,7 +634,10 @@ void UgksSolver::sweep(double dt) {
         ScopedTimer t("update");
 #pragma omp parallel for schedule(static)
         for (index_t i = 0; i < m_no; ++i) {
-            std::vector<double> rh(B, 0.0), rb(b ? B : 0, 0.0);
+            double rbuf[2 * 1024];
+            double* rh = rbuf;
+            double* rb = rh + B;
+            for (int v = 0; v < 2 * B; ++v) rbuf[v] = 0.0;
             for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
                 const index_t f = m_mesh.cell_faces[k];
                 const double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
@@ -571,10 +647,13 @@ void UgksSolver::sweep(double dt) {
             }
             const double invV = 1.0 / m_mesh.cell_volume[i];
             const double c = 0.5 * dt / m_tau[i];
+            const double norm = gauss_norm(m_prim[i].lambda, m_gas.D);
+            const double* E = m_tensor ? &m_cellE[static_cast<std::size_t>(i) * m_ntab] : nullptr;
             for (int v = 0; v < B; ++v) {
                 const index_t s = s0 + v;
                 double hp, bp;
-                phys::shakhov_equilibrium(m_prim[i], &m_q[3 * i], m_gas, &m_u[3 * s], hp, bp);
+                const double H = maxwellian_at(m_prim[i], norm, E, s);
+                phys::shakhov_equilibrium_H(m_prim[i], &m_q[3 * i], m_gas, &m_u[3 * s], H, hp, bp);
                 double& hv = h[B * i + v];
                 hv = hv - invV * rh[v] + c * (hp - hv);
                 if (b) {
@@ -594,8 +673,8 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     std::vector<double> F(5 * m_nf);
     for (index_t f = 0; f < m_nf; ++f) {
         const int bc = m_face_bc[f];
-        const bool kinetic = bc >= 0 && (m_setup.boundaries[bc].type == "diffuse_wall" ||
-                                         m_setup.boundaries[bc].type == "symmetry");
+        const bool kinetic = m_face_kind[f] == 1 || m_face_kind[f] == 2;
+        (void)bc;
         for (int e = 0; e < 5; ++e) F[5 * f + e] = m_Facc[5 * f + e] + (kinetic ? 0.0 : m_fc[f].F[e]);
     }
     double res[5] = {0, 0, 0, 0, 0}, absW[5] = {0, 0, 0, 0, 0}, mom_scale = 0.0;
@@ -668,11 +747,16 @@ void UgksSolver::stage2_and_moments(double dt) {
     // dt < 0: moments only (initialization).
     const int B = m_B;
     std::vector<double> mom(17 * m_no, 0.0);
-    if (dt > 0) compute_prims();
+    if (dt > 0) {
+        compute_prims();
+        cell_tables();
+    }
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i) {
         double M[17] = {0};
         const double c = dt > 0 ? 0.5 * dt / m_tau[i] : 0.0;
+        const double norm = gauss_norm(m_prim[i].lambda, m_gas.D);
+        const double* E = m_tensor ? &m_cellE[static_cast<std::size_t>(i) * m_ntab] : nullptr;
         for (int m = 0; m < m_nblk; ++m) {
             double* h = &m_h[(static_cast<std::size_t>(m) * m_nc + i) * B];
             double* b = m_store_b ? &m_b[(static_cast<std::size_t>(m) * m_nc + i) * B] : nullptr;
@@ -681,7 +765,8 @@ void UgksSolver::stage2_and_moments(double dt) {
                 const double* u = &m_u[3 * s];
                 if (dt > 0) {
                     double hp, bp;
-                    phys::shakhov_equilibrium(m_prim[i], &m_q[3 * i], m_gas, u, hp, bp);  // q^n (U3)
+                    const double H = maxwellian_at(m_prim[i], norm, E, s);
+                    phys::shakhov_equilibrium_H(m_prim[i], &m_q[3 * i], m_gas, u, H, hp, bp);  // q^n (U3)
                     h[v] = (h[v] + c * hp) / (1.0 + c);
                     if (b) b[v] = (b[v] + c * bp) / (1.0 + c);
                 }
@@ -741,6 +826,7 @@ StepResult UgksSolver::step() {
         m_halo.exchange(m_q.data(), 3);
     }
     compute_prims();
+    cell_tables();
     const double dt = compute_dt();
     r.dt = dt;
     {

@@ -66,6 +66,11 @@ private:
     void stage2_and_moments(double dt);
     void gradient_block(const double* f, double* grad) const;  // f [nc][B] -> grad [nc][3][B] (owned)
     void limit_block(const double* f, double* grad) const;
+    /// Per-axis tables E[off_d + i] = exp(-lambda (x_d,i - U_d)^2) for a tensor velocity grid.
+    void exp_table(const phys::Prim& p, double* E) const;
+    /// Maxwellian value at local slot s from a table (tensor grids) or directly.
+    double maxwellian_at(const phys::Prim& p, double norm, const double* E, index_t s) const;
+    void cell_tables();
 
     // set-up data
     const CaseSetup& m_setup;
@@ -83,6 +88,13 @@ private:
     double m_umax_axis[3] = {0, 0, 0};  ///< max |u_k,d| over the whole velocity grid, per axis
     std::vector<double> m_u;   ///< local velocities [slot][3]
     std::vector<double> m_w;   ///< local weights [slot]
+    bool m_tensor = false;     ///< tensor velocity grid: Maxwellians from per-axis exponential tables
+    int m_ntab = 0;            ///< sum of the per-axis counts
+    int m_axis_off[3] = {0, 0, 0};
+    std::vector<double> m_axis_x;     ///< per-axis nodes, concatenated
+    std::vector<int> m_slot_idx;      ///< [slot][3] axis indices (-1: padding)
+    std::vector<double> m_cellE, m_faceE;  ///< per owned cell / per face exponential tables
+    std::vector<int> m_face_kind;     ///< 0 interior, 1 diffuse wall, 2 symmetry, 3 far field/inflow, 4 outflow
     std::vector<int> m_face_bc;  ///< per local face: -1 interior, else index into setup.boundaries
     std::vector<std::vector<std::pair<index_t, int>>> m_cell_nbr;  ///< per owned cell: (neighbour cell or -1-face, face)
     std::vector<double> m_lsq;   ///< per owned cell, per cell-face slot: c_ij (3)

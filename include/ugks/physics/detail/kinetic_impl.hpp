@@ -224,6 +224,20 @@ UGKS_HOST_DEVICE inline void reconstruct_side(const double W[5], const double gr
         for (int c = 0; c < 5; ++c) out[c] = W[c];
 }
 
+/// Shakhov parts (section 2.4) from H, c2 = |u - U|^2 and cq = (u - U).q.
+UGKS_HOST_DEVICE inline void equilibrium_parts_given_H(const Prim& p, const double q[3],
+                                                       const GasParams& g, double c2, double cq,
+                                                       double H, double& B, double& Hp, double& Bp) {
+    (void)q;
+    const int D = g.D;
+    const double lam = p.lambda;
+    B = g.K / (2.0 * lam) * H;
+    const double k_int = g.N - 3;
+    const double pre = 4.0 * (1.0 - g.Pr) * lam * lam * cq / ((5.0 + k_int) * p.rho);
+    Hp = pre * (2.0 * lam * c2 - D - 2.0) * H;
+    Bp = pre * (2.0 * lam * c2 - D) * B;
+}
+
 /// H, B and the Shakhov parts H+, B+ (section 2.4, consistent form) at velocity u.
 UGKS_HOST_DEVICE inline void equilibrium_parts(const Prim& p, const double q[3], const GasParams& g,
                                                const double u[3], double& H, double& B, double& Hp,
@@ -237,11 +251,20 @@ UGKS_HOST_DEVICE inline void equilibrium_parts(const Prim& p, const double q[3],
     }
     const double lam = p.lambda;
     H = p.rho * gauss_norm(lam, D) * exp(-lam * c2);
-    B = g.K / (2.0 * lam) * H;
-    const double k_int = g.N - 3;
-    const double pre = 4.0 * (1.0 - g.Pr) * lam * lam * cq / ((5.0 + k_int) * p.rho);
-    Hp = pre * (2.0 * lam * c2 - D - 2.0) * H;
-    Bp = pre * (2.0 * lam * c2 - D) * B;
+    equilibrium_parts_given_H(p, q, g, c2, cq, H, B, Hp, Bp);
+}
+
+/// Same as equilibrium_parts with H already known (e.g. from per-axis exponential tables).
+UGKS_HOST_DEVICE inline void equilibrium_parts_H(const Prim& p, const double q[3], const GasParams& g,
+                                                 const double u[3], double H, double& B, double& Hp,
+                                                 double& Bp) {
+    double c2 = 0.0, cq = 0.0;
+    for (int d = 0; d < g.D; ++d) {
+        const double c = u[d] - p.U[d];
+        c2 += c * c;
+        cq += c * q[d];
+    }
+    equilibrium_parts_given_H(p, q, g, c2, cq, H, B, Hp, Bp);
 }
 
 }  // namespace detail
@@ -279,6 +302,15 @@ UGKS_HOST_DEVICE inline void shakhov_equilibrium(const Prim& p, const double q[3
                                                  double& hplus, double& bplus) {
     double H, B, Hp, Bp;
     detail::equilibrium_parts(p, q, g, u, H, B, Hp, Bp);
+    hplus = H + Hp;
+    bplus = B + Bp;
+}
+
+UGKS_HOST_DEVICE inline void shakhov_equilibrium_H(const Prim& p, const double q[3],
+                                                   const GasParams& g, const double u[3], double H,
+                                                   double& hplus, double& bplus) {
+    double B, Hp, Bp;
+    detail::equilibrium_parts_H(p, q, g, u, H, B, Hp, Bp);
     hplus = H + Hp;
     bplus = B + Bp;
 }
@@ -441,10 +473,20 @@ UGKS_HOST_DEVICE inline void micro_flux(const FaceCoeffs& fc, const GasParams& g
                                         double un, double hf, double bf, const double gh[3],
                                         const double gb[3], double& phi_h, double& phi_b,
                                         double& fm_h, double& fm_b) {
+    double c2 = 0.0;
+    for (int d = 0; d < g.D; ++d) c2 += (u[d] - fc.p0.U[d]) * (u[d] - fc.p0.U[d]);
+    const double H0 = fc.p0.rho * detail::gauss_norm(fc.p0.lambda, g.D) * exp(-fc.p0.lambda * c2);
+    micro_flux_H(fc, g, u, un, H0, hf, bf, gh, gb, phi_h, phi_b, fm_h, fm_b);
+}
+
+UGKS_HOST_DEVICE inline void micro_flux_H(const FaceCoeffs& fc, const GasParams& g, const double u[3],
+                                          double un, double H0_in, double hf, double bf,
+                                          const double gh[3], const double gb[3], double& phi_h,
+                                          double& phi_b, double& fm_h, double& fm_b) {
     const int D = g.D;
     const Prim& p0 = fc.p0;
-    double H0, B0, Hp, Bp;
-    detail::equilibrium_parts(p0, fc.qf, g, u, H0, B0, Hp, Bp);
+    double H0 = H0_in, B0, Hp, Bp;
+    detail::equilibrium_parts_H(p0, fc.qf, g, u, H0, B0, Hp, Bp);
     const double xi4 = g.K * (g.K + 2.0) / (4.0 * p0.lambda * p0.lambda);
     double u2 = 0.0;
     for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
