@@ -19,6 +19,7 @@
 #include "ugks/io/config.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/io/reports.hpp"
+#include "ugks/io/surface_io.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/solver/ugks_solver.hpp"
@@ -80,6 +81,51 @@ void write_probes(const OutputConfig& out, const std::string& dir, const LocalMe
             if (rank == 0) csv.row(row);
         }
     }
+}
+
+/// Reference state of the surface coefficients: the first far-field/inflow condition, else the initial
+/// state; when its speed is zero the dynamic pressure uses the fastest wall (lid) speed.
+SurfaceReference surface_reference(const CaseSetup& s) {
+    SurfaceReference ref;
+    ref.rho_inf = s.initial.rho;
+    ref.p_inf = s.initial.rho * s.initial.T / 2.0;
+    ref.U_inf = s.initial.U;
+    for (const auto& bc : s.boundaries)
+        if (bc.type == "far_field" || bc.type == "inflow") {
+            ref.rho_inf = bc.rho;
+            ref.p_inf = bc.rho * bc.T / 2.0;
+            ref.U_inf = bc.U;
+            break;
+        }
+    double uw = 0.0;
+    for (const auto& bc : s.boundaries)
+        if (bc.type == "diffuse_wall")
+            uw = std::max(uw, std::sqrt(bc.U[0] * bc.U[0] + bc.U[1] * bc.U[1] + bc.U[2] * bc.U[2]));
+    ref.q_ref = 0.5 * ref.rho_inf * uw * uw;
+    return ref;
+}
+
+/// The owned diffuse-wall faces with their time-averaged fluxes of the last step.
+std::vector<SurfaceFace> wall_faces(const UgksSolver& solver, const LocalMesh& local, const CaseSetup& s) {
+    std::vector<SurfaceFace> out;
+    for (const auto& wd : solver.wall_data()) {
+        const index_t f = wd.local_face;
+        const int patch = local.mesh.face_patch[f];
+        bool diffuse = false;
+        for (const auto& bc : s.boundaries)
+            if (bc.patch == local.mesh.patch_names[patch]) diffuse = bc.type == "diffuse_wall";
+        if (!diffuse) continue;
+        SurfaceFace sf;
+        sf.global_face = local.global_face[f];
+        sf.patch = patch;
+        sf.centroid = local.mesh.face_centroid[f];
+        sf.normal = local.mesh.face_normal[f];
+        sf.area = local.mesh.face_area[f];
+        sf.P = wd.P;
+        sf.qw = wd.qw;
+        out.push_back(sf);
+    }
+    return out;
 }
 
 }  // namespace
@@ -216,8 +262,12 @@ int run_case(const CommandLine& cl) {
         };
         CsvWriter hist;
         if (world_rank == 0)
-            hist = CsvWriter(dir + "/history.csv",
-                             {"step", "time", "dt", "res_rho", "res_rhoU", "res_rhoE", "wall_time"});
+            hist = CsvWriter(dir + "/history.csv", {"step", "time", "dt", "res_rho", "res_rhoU", "res_rhoE",
+                                                    "wall_time", "wall_Fx", "wall_Fy", "wall_Fz", "wall_heat"});
+        std::vector<std::string> wall_patches;
+        for (const auto& bc : setup.boundaries)
+            if (bc.type == "diffuse_wall") wall_patches.push_back(bc.patch);
+        const SurfaceReference sref = surface_reference(setup);
         StepResult last;
         std::string failure;
         const auto t_loop = std::chrono::steady_clock::now();
@@ -232,9 +282,16 @@ int run_case(const CommandLine& cl) {
             last = r;
             ++steps_done;
             const double wall_now = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+            double wall_sum[4] = {0, 0, 0, 0};  // force on the diffuse walls and heat load
+            for (const auto& sf : wall_faces(solver, local, setup)) {
+                for (int d = 0; d < 3; ++d) wall_sum[d] += sf.P[d] * sf.area;
+                wall_sum[3] += sf.qw * sf.area;
+            }
+            MPI_Allreduce(MPI_IN_PLACE, wall_sum, 4, MPI_DOUBLE, MPI_SUM, layout.comm_x);
             if (world_rank == 0)
                 hist.row({static_cast<double>(solver.step_count()), solver.time(), r.dt, r.residual[0],
-                          r.residual[1], r.residual[2], wall_now});
+                          r.residual[1], r.residual[2], wall_now, wall_sum[0], wall_sum[1], wall_sum[2],
+                          wall_sum[3]});
             if (!cl.quiet && world_rank == 0 && (solver.step_count() % 100 == 0 || solver.step_count() == 1))
                 log::info("step {:8d}  t = {:.6e}  dt = {:.3e}  residuals {:.3e} {:.3e} {:.3e}", solver.step_count(),
                           solver.time(), r.dt, r.residual[0], r.residual[1], r.residual[2]);
@@ -253,6 +310,17 @@ int run_case(const CommandLine& cl) {
             const auto fields = solver.fields();
             run_collective(world, [&] {
                 if (layout.q == 0) write_probes(setup.output, dir, local, fields, layout.comm_x);
+            });
+        }
+        SurfaceTotals stot;
+        if (!wall_patches.empty() && solver.step_count() > 0) {
+            const auto faces = wall_faces(solver, local, setup);
+            run_collective(world, [&] {
+                ScopedTimer t("io");
+                if (layout.q == 0)
+                    stot = write_surface(dir + "/surface_final.h5", dir + "/surface_final.csv", layout.comm_x, mesh,
+                                         faces, wall_patches, sref, cfg.resolved_yaml(), solver.step_count(),
+                                         solver.time());
             });
         }
         if (!failure.empty()) throw NumericalError(failure + " (fields_final.h5 holds the last good state)");
@@ -280,6 +348,8 @@ int run_case(const CommandLine& cl) {
             for (const auto& s : stats) tj[s.category] = {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
             j["wall_time_s"] = tj;
             j["wall_time_total_s"] = wall;
+            j["walls"] = {{"force", {stot.force[0], stot.force[1], stot.force[2]}}, {"heat", stot.heat},
+                          {"CD", stot.CD}, {"CL", stot.CL}};
             j["phase_space_point_updates_per_s"] =
                 loop_s > 0 ? static_cast<double>(mesh.n_cells()) * static_cast<double>(vel.size()) * steps_done / loop_s
                            : 0.0;

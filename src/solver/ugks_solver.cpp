@@ -180,6 +180,12 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const Pha
     m_fc.assign(m_nf, phys::FaceCoeffs{});
     m_Facc.assign(5 * m_nf, 0.0);
     m_rho_wall.assign(m_nf, 0.0);
+    m_gh.assign(m_setup.numerics.order >= 2 ? 3 * static_cast<std::size_t>(m_B) * m_nc : 0, 0.0);
+    m_gb.assign(m_setup.numerics.order >= 2 && m_store_b ? 3 * static_cast<std::size_t>(m_B) * m_nc : 0, 0.0);
+    m_phi_h.assign(static_cast<std::size_t>(m_nf) * m_B, 0.0);
+    m_phi_b.assign(m_store_b ? static_cast<std::size_t>(m_nf) * m_B : 0, 0.0);
+    m_Fsum.assign(5 * static_cast<std::size_t>(m_nf), 0.0);
+    m_mom.assign(17 * static_cast<std::size_t>(m_no), 0.0);
     if (m_tensor) {
         m_cellE.assign(static_cast<std::size_t>(m_no) * m_ntab, 0.0);
         m_faceE.assign(static_cast<std::size_t>(m_nf) * m_ntab, 0.0);
@@ -442,6 +448,30 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
     limit_block(f, grad);
 }
 
+namespace {
+/// psi_i = min over faces of the limiter factor, per velocity (section 4.3); KIND 0 Venkatakrishnan, 1 BJ.
+template <int KIND>
+void limit_cell(int B, const double* fi, const double* vmax, const double* vmin, const double* scale2,
+                double kd3, const double* g, const double dx[3], double* psi) {
+#pragma omp simd
+    for (int v = 0; v < B; ++v) {
+        const double d2 = g[v] * dx[0] + g[B + v] * dx[1] + g[2 * B + v] * dx[2];
+        const double d1 = d2 > 0 ? vmax[v] - fi[v] : vmin[v] - fi[v];
+        double r;
+        if (KIND == 0) {
+            const double eps2 = kd3 * scale2[v] + 1e-300;
+            const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
+            const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
+            r = num / den;
+        } else {
+            r = d2 != 0.0 ? d1 / d2 : 1.0;
+        }
+        r = d2 == 0.0 ? 1.0 : r;
+        psi[v] = std::min(psi[v], std::min(1.0, r));
+    }
+}
+}  // namespace
+
 void UgksSolver::limit_block(const double* f, double* grad) const {
     const int kind = limiter_kind(m_setup.numerics.limiter);
     if (kind == 2) return;
@@ -452,12 +482,12 @@ void UgksSolver::limit_block(const double* f, double* grad) const {
         double buf[4 * 1024];  // block_size <= 1024 (checked by the case parser)
         double* vmax = buf;
         double* vmin = vmax + B;
-        double* scale = vmin + B;
-        double* psi = scale + B;
+        double* scale2 = vmin + B;
+        double* psi = scale2 + B;
         const double* fi = f + B * i;
         for (int v = 0; v < B; ++v) {
             vmax[v] = vmin[v] = fi[v];
-            scale[v] = std::abs(fi[v]);
+            scale2[v] = std::abs(fi[v]);
             psi[v] = 1.0;
         }
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
@@ -465,26 +495,26 @@ void UgksSolver::limit_block(const double* f, double* grad) const {
             const index_t j = m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
             if (j < 0) continue;
             const double* fj = f + B * j;
+#pragma omp simd
             for (int v = 0; v < B; ++v) {
                 vmax[v] = std::max(vmax[v], fj[v]);
                 vmin[v] = std::min(vmin[v], fj[v]);
-                scale[v] = std::max(scale[v], std::abs(fj[v]));
+                scale2[v] = std::max(scale2[v], std::abs(fj[v]));
             }
         }
+        for (int v = 0; v < B; ++v) scale2[v] *= scale2[v];
         const double dh = std::pow(m_mesh.cell_volume[i], 1.0 / m_dim);
         const double kd3 = std::pow(K * dh, 3.0);
         double* g = grad + 3 * B * i;
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
             const index_t fc = m_mesh.cell_faces[k];
-            const double dx0 = m_mesh.face_centroid[fc][0] - m_mesh.cell_centroid[i][0];
-            const double dx1 = m_mesh.face_centroid[fc][1] - m_mesh.cell_centroid[i][1];
-            const double dx2 = m_mesh.face_centroid[fc][2] - m_mesh.cell_centroid[i][2];
-            for (int v = 0; v < B; ++v) {
-                const double d2 = g[v] * dx0 + g[B + v] * dx1 + g[2 * B + v] * dx2;
-                const double eps2 = kd3 * scale[v] * scale[v] + 1e-300;
-                psi[v] = std::min(psi[v], limiter_face(kind, vmax[v] - fi[v], vmin[v] - fi[v], d2, eps2));
-            }
+            const double dx[3] = {m_mesh.face_centroid[fc][0] - m_mesh.cell_centroid[i][0],
+                                  m_mesh.face_centroid[fc][1] - m_mesh.cell_centroid[i][1],
+                                  m_mesh.face_centroid[fc][2] - m_mesh.cell_centroid[i][2]};
+            if (kind == 0) limit_cell<0>(B, fi, vmax, vmin, scale2, kd3, g, dx, psi);
+            else limit_cell<1>(B, fi, vmax, vmin, scale2, kd3, g, dx, psi);
         }
+#pragma omp simd
         for (int v = 0; v < B; ++v) {
             g[v] *= psi[v];
             g[B + v] *= psi[v];
@@ -498,8 +528,10 @@ void UgksSolver::sweep(double dt) {
     const index_t ns = static_cast<index_t>(m_nblk) * B;
     const bool second = m_setup.numerics.order >= 2;
     std::fill(m_Facc.begin(), m_Facc.end(), 0.0);
-    std::vector<double> gh(second ? 3 * B * m_nc : 0, 0.0), gb(second && m_store_b ? 3 * B * m_nc : 0, 0.0);
-    std::vector<double> phi_h(m_nf * B), phi_b(m_store_b ? m_nf * B : 0);
+    std::vector<double>& gh = m_gh;
+    std::vector<double>& gb = m_gb;
+    std::vector<double>& phi_h = m_phi_h;
+    std::vector<double>& phi_b = m_phi_b;
     const double zero3[3] = {0, 0, 0};
 
     for (int m = 0; m < m_nblk; ++m) {
@@ -670,7 +702,7 @@ void UgksSolver::sweep(double dt) {
 
 void UgksSolver::macro_update(double dt, StepResult& r) {
     m_Wold = m_W;
-    std::vector<double> F(5 * m_nf);
+    std::vector<double>& F = m_Fsum;
     for (index_t f = 0; f < m_nf; ++f) {
         const int bc = m_face_bc[f];
         const bool kinetic = m_face_kind[f] == 1 || m_face_kind[f] == 2;
@@ -746,7 +778,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
 void UgksSolver::stage2_and_moments(double dt) {
     // dt < 0: moments only (initialization).
     const int B = m_B;
-    std::vector<double> mom(17 * m_no, 0.0);
+    std::vector<double>& mom = m_mom;
     if (dt > 0) {
         compute_prims();
         cell_tables();

@@ -111,6 +111,8 @@ private:
     std::vector<double> m_sym_h, m_sym_b;  ///< per symmetry face, per local slot: incident cell value at t^n
     std::vector<index_t> m_sym_index;    ///< local face -> row in m_sym_h (-1)
     std::vector<WallFaceData> m_wall;
+    // per-step work arrays, allocated once (block working set)
+    std::vector<double> m_gh, m_gb, m_phi_h, m_phi_b, m_Fsum, m_mom;
     HaloExchange m_halo;
     long m_step = 0;
     double m_time = 0;

@@ -1,15 +1,17 @@
 // Lid-driven cavity at Kn = 0.075 against DSMC centre-line velocities (issue 3, item 7).
 //
-// The CI variant (tests/regression/cavity2d/case.yaml: 20 x 20 cells, 16 x 16 half-range Gauss-Hermite
-// velocities) runs to a steady state; U/U_w on x = 0.5 and V/U_w on y = 0.5 (linear interpolation between
-// the two cell columns/rows next to the line, then along it) are compared with the digitized DSMC points of
-// John, Gu & Emerson (2011), tests/data/reference/cavity2d_kn0.075/.
+// The CI variant (tests/regression/cavity2d/case.yaml: 16 x 16 cells, 16 x 16 half-range Gauss-Hermite
+// velocities, 2000 steps) is compared with the digitized DSMC points of John, Gu & Emerson (2011),
+// tests/data/reference/cavity2d_kn0.075/: U/U_w on x = 0.5 and V/U_w on y = 0.5, the simulated lines being
+// interpolated linearly between the two cell columns/rows next to the line, then along it (points beyond
+// the outermost cell centres are not compared).
 //
-// Tolerance (TODO-measure): 0.02 in U/U_w (about 13 % of the largest |U|/U_w on these lines, 0.15),
-// from: digitization ~1e-4, DSMC scatter ~0.005 (visible in the data), coarse-grid and coarse-velocity
-// error of a second-order UGKS at 20 cells / 16 velocities ~0.01 (the 45 x 45 / 28 x 28 UGKS curve of the
-// manual lies within ~0.01 of the DSMC). A wrong lid speed, Kn mapping (hs vs vhs: 24 % in mu) or wall
-// treatment moves the centre-line extremes by several times that.
+// Measured (CPU solver of commit 564ddff + physics in progress, 2000 steps): U/U_w max 0.024, rms 0.0088,
+// and rms 0.0042 for y <= 0.8; V/U_w max 0.0041, rms 0.0019. The largest U deviations sit next to the lid
+// (y > 0.8), where 16 cells do not resolve the Knudsen layer (20 x 20 cells: 0.022; the 45 x 45 UGKS curve of
+// the manual is itself 0.01 off there). Discrimination: the same run with a 33 % larger viscosity (Kn = 0.1,
+// or kn_definition vhs) gives U rms (y <= 0.8) 0.0091 and V max 0.0088, rms 0.0053, so the bounds below
+// (measured x ~1.3-1.5, DSMC scatter ~0.003 included) reject a wrong Kn mapping, lid speed or wall model.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -65,15 +67,20 @@ Line centreline(const Fields& f, int axis, double x0, int comp) {
 
 struct Deviation {
     double max = 0, rms = 0;
+    int points = 0;
 };
-Deviation compare(const Line& sim, const std::vector<std::array<double, 2>>& ref, double scale) {
+// Deviation of sim / scale from the reference points with s_lo <= s <= s_hi inside the simulated range.
+Deviation compare(const Line& sim, const std::vector<std::array<double, 2>>& ref, double scale,
+                  double s_lo = -HUGE_VAL, double s_hi = HUGE_VAL) {
     Deviation d;
     for (const auto& p : ref) {
+        if (p[0] < std::max(s_lo, sim.s.front()) || p[0] > std::min(s_hi, sim.s.back())) continue;
         const double e = interpolate(sim.s, sim.v, p[0]) / scale - p[1];
         d.max = std::max(d.max, std::abs(e));
         d.rms += e * e;
+        ++d.points;
     }
-    d.rms = std::sqrt(d.rms / static_cast<double>(ref.size()));
+    d.rms = d.points > 0 ? std::sqrt(d.rms / d.points) : HUGE_VAL;
     return d;
 }
 
@@ -88,7 +95,7 @@ TEST(Cavity2d, CaseFilesCarryTheReferenceConditions) {
         EXPECT_DOUBLE_EQ(cfg.get<double>("gas.omega"), 0.81);
         EXPECT_NEAR(cfg.get<double>("gas.Pr"), 2.0 / 3.0, 1e-15);
         EXPECT_NEAR(cfg.get<ugks::Vec3>("boundaries.ymax.U")[0], kLidSpeed, 1e-6);
-        EXPECT_NEAR(kLidSpeed, 0.148324, 1e-6);
+        EXPECT_NEAR(kLidSpeed, 0.148322, 1e-6);
         for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) {
             EXPECT_EQ(cfg.get<std::string>(std::string("boundaries.") + wall + ".type"), "diffuse_wall");
             EXPECT_DOUBLE_EQ(cfg.get<double>(std::string("boundaries.") + wall + ".T"), 1.0);
@@ -101,7 +108,7 @@ TEST(Cavity2d, CentrelineVelocitiesMatchDsmc) {
     const SolverRun run = run_solver(case_file("cavity2d"), {}, "cavity2d");
     ASSERT_TRUE(run_completed(run));
     const Fields f = read_fields(run.dir);
-    ASSERT_EQ(f.n, 400u);
+    ASSERT_EQ(f.n, 256u);
     double mass = 0;
     for (std::size_t i = 0; i < f.n; ++i) mass += f.rho[i] * f.volume[i];
     EXPECT_NEAR(mass, 1.0, 1e-12) << "diffuse walls keep the mass (decision U7)";
@@ -113,16 +120,20 @@ TEST(Cavity2d, CentrelineVelocitiesMatchDsmc) {
     const auto v_ugks = read_table(ugks::test::data_path(ref + "horizontal_centerline_V_ugks_manual.dat"));
     const Line u_line = centreline(f, 0, 0.5, 0);  // U along x = 0.5, ordered by y
     const Line v_line = centreline(f, 1, 0.5, 1);  // V along y = 0.5, ordered by x
-    ASSERT_EQ(u_line.s.size(), 20u);
-    ASSERT_EQ(v_line.s.size(), 20u);
+    ASSERT_EQ(u_line.s.size(), 16u);
+    ASSERT_EQ(v_line.s.size(), 16u);
     const Deviation du = compare(u_line, u_dsmc, kLidSpeed), dv = compare(v_line, v_dsmc, kLidSpeed);
+    const Deviation du_core = compare(u_line, u_dsmc, kLidSpeed, 0.0, 0.8);
     const Deviation mu = compare(u_line, u_ugks, kLidSpeed), mv = compare(v_line, v_ugks, kLidSpeed);
-    std::printf("cavity2d after %ld steps: U/U_w on x = 0.5 vs DSMC max %.4f rms %.4f (vs UGKS manual max %.4f); "
-                "V/U_w on y = 0.5 vs DSMC max %.4f rms %.4f (vs UGKS manual max %.4f)\n",
-                summary_steps(run.dir), du.max, du.rms, mu.max, dv.max, dv.rms, mv.max);
-    // TODO-measure (see the file comment).
-    EXPECT_LE(du.max, 0.02) << "U/U_w on the vertical centre line";
-    EXPECT_LE(dv.max, 0.02) << "V/U_w on the horizontal centre line";
+    std::printf("cavity2d after %ld steps: U/U_w on x = 0.5 vs DSMC max %.4f rms %.4f (y <= 0.8: rms %.4f; "
+                "vs UGKS manual max %.4f); V/U_w on y = 0.5 vs DSMC max %.4f rms %.4f (vs UGKS manual max %.4f)\n",
+                summary_steps(run.dir), du.max, du.rms, du_core.rms, mu.max, dv.max, dv.rms, mv.max);
+    EXPECT_GE(du.points, 55);  // DSMC points inside the outermost cell centres
+    EXPECT_GE(dv.points, 55);
+    EXPECT_LE(du.max, 0.03) << "U/U_w on the vertical centre line";
+    EXPECT_LE(du_core.rms, 0.006) << "U/U_w on the vertical centre line, y <= 0.8";
+    EXPECT_LE(dv.max, 0.006) << "V/U_w on the horizontal centre line";
+    EXPECT_LE(dv.rms, 0.003) << "V/U_w on the horizontal centre line";
     if (!::testing::Test::HasFailure()) remove_output(run.dir);
 }
 
