@@ -16,25 +16,35 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     if (s.mode == "overset")
         cfg.fail("mode", "overset mode is not available in this version of ugks_solver");
 
+    // Gas, `units` and `reference` first: every dimensional value below is converted with s.gas.ref (identity
+    // unless `units: si`), once, here; defaults are the reference state, so they read as SI values in si mode.
     s.gas = parse_gas(cfg);
+    const ReferenceState& ref = s.gas.ref;
+    const double rho_default = ref.si_input ? ref.density : 1.0;
+    const double T_default = ref.si_input ? ref.temperature : 1.0;
 
-    s.initial.rho = cfg.get_or<double>("initial.rho", 1.0);
-    cfg.check_range("initial.rho", s.initial.rho, 0.0, HUGE_VAL, true);
-    s.initial.T = cfg.get_or<double>("initial.T", 1.0);
-    cfg.check_range("initial.T", s.initial.T, 0.0, HUGE_VAL, true);
-    s.initial.U = cfg.get_or<Vec3>("initial.U", Vec3{0, 0, 0});
+    const double rho0 = cfg.get_or<double>("initial.rho", rho_default);
+    cfg.check_range("initial.rho", rho0, 0.0, HUGE_VAL, true);
+    const double T0 = cfg.get_or<double>("initial.T", T_default);
+    cfg.check_range("initial.T", T0, 0.0, HUGE_VAL, true);
+    const Vec3 U0 = cfg.get_or<Vec3>("initial.U", Vec3{0, 0, 0});
+    s.initial.rho = ref.input_density(rho0);
+    s.initial.T = ref.input_temperature(T0);
+    s.initial.U = ref.input_velocity(U0);
     if (cfg.has("initial.regions") && !cfg.is_sequence("initial.regions"))
         cfg.fail("initial.regions", "expected a list of {lo, hi, rho, U, T}");
     for (std::size_t i = 0; i < cfg.sequence_size("initial.regions"); ++i) {
         const std::string b = "initial.regions." + std::to_string(i);
         InitialRegion r;
-        r.lo = cfg.get_or<Vec3>(b + ".lo", r.lo);
-        r.hi = cfg.get_or<Vec3>(b + ".hi", r.hi);
-        r.state.rho = cfg.get_or<double>(b + ".rho", s.initial.rho);
-        cfg.check_range(b + ".rho", r.state.rho, 0.0, HUGE_VAL, true);
-        r.state.T = cfg.get_or<double>(b + ".T", s.initial.T);
-        cfg.check_range(b + ".T", r.state.T, 0.0, HUGE_VAL, true);
-        r.state.U = cfg.get_or<Vec3>(b + ".U", s.initial.U);
+        r.lo = ref.input_position(cfg.get_or<Vec3>(b + ".lo", r.lo));
+        r.hi = ref.input_position(cfg.get_or<Vec3>(b + ".hi", r.hi));
+        const double rho = cfg.get_or<double>(b + ".rho", rho0);
+        cfg.check_range(b + ".rho", rho, 0.0, HUGE_VAL, true);
+        const double T = cfg.get_or<double>(b + ".T", T0);
+        cfg.check_range(b + ".T", T, 0.0, HUGE_VAL, true);
+        r.state.rho = ref.input_density(rho);
+        r.state.T = ref.input_temperature(T);
+        r.state.U = ref.input_velocity(cfg.get_or<Vec3>(b + ".U", U0));
         s.initial_regions.push_back(r);
     }
 
@@ -53,6 +63,7 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     cfg.check_range("time.steps", static_cast<double>(s.time.steps), 0, 1e15);
     s.time.end_time = cfg.get_or<double>("time.end_time", 0.0);
     cfg.check_range("time.end_time", s.time.end_time, 0.0, HUGE_VAL);
+    s.time.end_time = ref.input_time(s.time.end_time);
     s.time.steady_tolerance = cfg.get_or<double>("time.steady_tolerance", 0.0);
     cfg.check_range("time.steady_tolerance", s.time.steady_tolerance, 0.0, HUGE_VAL);
 
@@ -75,8 +86,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
         pl.name = cfg.get<std::string>(b + ".name");
         if (pl.name.empty() || pl.name.find_first_of("/\\ ") != std::string::npos)
             cfg.fail(b + ".name", "must be a non-empty file-name-safe word");
-        pl.from = cfg.get<Vec3>(b + ".from");
-        pl.to = cfg.get<Vec3>(b + ".to");
+        pl.from = ref.input_position(cfg.get<Vec3>(b + ".from"));
+        pl.to = ref.input_position(cfg.get<Vec3>(b + ".to"));
         pl.points = cfg.get_or<int>(b + ".points", 101);
         cfg.check_range(b + ".points", pl.points, 2, 1e7);
         for (const auto& other : s.output.probes)
@@ -85,11 +96,13 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     }
 
     s.mesh_config = parse_mesh_config(cfg);
+    // Coordinates (box extents, mesh files after mesh.scale) are in metres: x_hat = x / L_ref.
+    if (ref.si_input) s.mesh_config.scale /= ref.length;
 }
 
 void parse_velocity_section(Config& cfg, CaseSetup& s, int mesh_dim) {
     s.velocity_config = parse_velocity_config(cfg, mesh_dim);
-    s.boundaries = parse_boundaries(cfg, mesh_dim);
+    s.boundaries = parse_boundaries(cfg, mesh_dim, s.gas.ref);
 }
 
 InitialState initial_state_at(const CaseSetup& s, const Vec3& x) {

@@ -10,7 +10,7 @@
 
 namespace ugks {
 
-std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim) {
+std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim, const ReferenceState& ref) {
     std::vector<BoundaryCondition> out;
     if (!cfg.has("boundaries")) return out;
     if (!cfg.is_map("boundaries")) cfg.fail("boundaries", "expected a map from patch name to condition");
@@ -27,17 +27,20 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim) {
                 if (U[d] != 0.0)
                     cfg.fail(key, "component " + std::to_string(d) + " must be 0 on a " + std::to_string(dim) +
                                       "D mesh");
-            return U;
+            return ref.input_velocity(U);
         };
         if (bc.type == "diffuse_wall") {
             bc.T = cfg.get<double>(base + ".T");
             cfg.check_range(base + ".T", bc.T, 0.0, HUGE_VAL, true);
+            bc.T = ref.input_temperature(bc.T);
             bc.U = read_velocity(base + ".U");
         } else if (bc.type == "far_field" || bc.type == "inflow") {
             bc.rho = cfg.get<double>(base + ".rho");
             cfg.check_range(base + ".rho", bc.rho, 0.0, HUGE_VAL, true);
+            bc.rho = ref.input_density(bc.rho);
             bc.T = cfg.get<double>(base + ".T");
             cfg.check_range(base + ".T", bc.T, 0.0, HUGE_VAL, true);
+            bc.T = ref.input_temperature(bc.T);
             bc.U = read_velocity(base + ".U");
         } else if (bc.type == "periodic") {
             bc.partner = cfg.get<std::string>(base + ".partner");

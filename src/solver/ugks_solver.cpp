@@ -240,7 +240,7 @@ void UgksSolver::exp_table(const phys::Prim& p, double* E) const {
     }
 }
 
-double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const double* E, index_t s) const {
+inline double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const double* E, index_t s) const {
     if (!m_tensor) {
         double c2 = 0.0;
         for (int d = 0; d < m_gas.D; ++d) c2 += (m_u[3 * s + d] - p.U[d]) * (m_u[3 * s + d] - p.U[d]);

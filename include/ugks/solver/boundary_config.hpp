@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ugks/core/types.hpp"
+#include "ugks/physics/units.hpp"
 
 namespace ugks {
 class Config;
@@ -22,8 +23,10 @@ struct BoundaryCondition {
     int symmetry_axis = -1;  ///< for symmetry: the velocity axis normal to the plane (set by check_boundaries)
 };
 
-/// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint.
-std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim);
+/// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint. rho, T and U are
+/// converted to nondimensional values with `ref` (kg/m^3, K, m/s when ref.si_input; identity by default).
+std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim,
+                                                const ReferenceState& ref = ReferenceState{});
 
 /// Cross-check with the mesh: every mesh patch has a condition and vice versa; symmetry patches are planes
 /// normal to a coordinate axis (sets symmetry_axis); diffuse-wall velocities are tangential; periodic partners

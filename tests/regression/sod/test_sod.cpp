@@ -2,14 +2,16 @@
 //
 // Measured quantity: L1 error of the density, sum_i |rho_i - rhobar_i| dx over [0, 1], with rhobar_i the
 // exact cell average (exact_riemann.hpp integrates each smooth piece exactly), at 100 and 200 cells.
-// Bounds (TODO-measure: set from the literature until the solver runs, then tighten to ~1.3x the measured
-// values): second-order limited schemes give L1(rho) ~ 5e-3 to 1e-2 on 100 cells for the gamma = 1.4 Sod
-// problem (Toro, ch. 14 figures; MUSCL-Hancock/HLLC tables in the literature), and the error falls at
-// rate ~0.7-1 overall (the contact smears as dx^{2/3}, the shock as dx) and at rate ~2 in the interior of
-// the rarefaction (smooth). A first-order or inconsistent scheme exceeds these by factors of 2-3.
-//
-// Exact balances (independent of the scheme's accuracy): the waves stay inside, so the zero-gradient ends
-// see Maxwellians at rest: no mass or energy crosses them and the momentum grows by (p_L - p_R) t.
+// Measured (CPU solver, order 2, Venkatakrishnan): 6.22e-3 and 3.13e-3 (rate 0.99; 400 and 800 cells:
+// 1.70e-3, 1.20e-3). Literature: second-order limited schemes give 5e-3 to 1e-2 on 100 cells for this
+// problem; a first-order scheme gives ~2e-2. Bounds: 1.3x the measured errors.
+// Rates on the parts of the solution:
+//  - overall ~1 (the contact smears as dx^{2/3}, the shock as dx): bound 0.8;
+//  - star-state plateau left of the contact, [0.50, 0.60] (smooth): measured 2.56; bound 1.8;
+//  - rarefaction interior [0.35, 0.44]: measured 0.92 (0.96 at 400-800 cells, also without limiter and at
+//    CFL 0.1), because the numerical fan is centred at a slightly shifted origin: fitting the exact
+//    solution with an origin shift of ~1.1 dx in x and ~1.4 dx in t removes 90 % of the fan error. This
+//    O(dx) start-up error of a centred rarefaction is expected of second-order schemes; bound 0.8.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,11 +29,12 @@ constexpr double kGamma = 5.0 / 3.0;  // monatomic, independent of the velocity-
 const EulerState kLeft{1.0, 0.0, 0.5}, kRight{0.125, 0.0, 0.05};
 
 struct SodResult {
-    double l1 = 0, l1_fan = 0, t = 0;
+    double l1 = 0, l1_fan = 0, l1_plateau = 0, t = 0;
     bool ok = false;
 };
 
-// L1 errors on [0, 1] and on the fan interior [0.35, 0.44] (head at 0.317, tail at 0.476 at t = 0.2).
+// L1 errors on [0, 1], on the fan interior [0.35, 0.44] (head at 0.317, tail at 0.476 at t = 0.2) and on
+// the star plateau [0.50, 0.60] (contact at 0.619).
 SodResult run_sod(int cells) {
     SodResult r;
     const SolverRun run =
@@ -50,6 +53,7 @@ SodResult run_sod(int cells) {
         const double err = std::abs(f.rho[i] - ex[0]) * dx;
         r.l1 += err;
         if (xc > 0.35 && xc < 0.44) r.l1_fan += err;
+        if (xc > 0.50 && xc < 0.60) r.l1_plateau += err;
         mass += f.rho[i] * dx;
         mom += f.rho[i] * f.U[3 * i] * dx;
         energy += (0.5 * f.rho[i] * f.U[3 * i] * f.U[3 * i] + 1.5 * f.p[i]) * dx;  // p/(gamma-1) = 3p/2
@@ -72,13 +76,14 @@ TEST(Sod, L1DensityErrorFallsWithResolution) {
     ASSERT_TRUE(b.ok);
     ::testing::Test::RecordProperty("l1_100", std::to_string(a.l1));
     ::testing::Test::RecordProperty("l1_200", std::to_string(b.l1));
-    std::printf("Sod L1(rho): 100 cells %.4e, 200 cells %.4e (rate %.2f); fan interior %.3e, %.3e (rate %.2f)\n",
-                a.l1, b.l1, std::log2(a.l1 / b.l1), a.l1_fan, b.l1_fan, std::log2(a.l1_fan / b.l1_fan));
-    // TODO-measure: literature-based bounds until the solver runs (see the file comment).
-    EXPECT_LT(a.l1, 1.5e-2);
-    EXPECT_LT(b.l1, 9.0e-3);
-    EXPECT_GT(std::log2(a.l1 / b.l1), 0.5) << "overall rate";
-    EXPECT_GT(std::log2(a.l1_fan / b.l1_fan), 1.0) << "rate in the rarefaction interior";
+    std::printf("Sod L1(rho): 100 cells %.4e, 200 cells %.4e (rate %.2f); fan interior rate %.2f; plateau rate "
+                "%.2f\n", a.l1, b.l1, std::log2(a.l1 / b.l1), std::log2(a.l1_fan / b.l1_fan),
+                std::log2(a.l1_plateau / b.l1_plateau));
+    EXPECT_LT(a.l1, 8.0e-3);
+    EXPECT_LT(b.l1, 4.0e-3);
+    EXPECT_GT(std::log2(a.l1 / b.l1), 0.8) << "overall rate";
+    EXPECT_GT(std::log2(a.l1_plateau / b.l1_plateau), 1.8) << "rate on the star plateau";
+    EXPECT_GT(std::log2(a.l1_fan / b.l1_fan), 0.8) << "rate in the rarefaction interior";
 }
 
 }  // namespace
