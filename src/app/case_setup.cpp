@@ -16,8 +16,9 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     if (s.mode == "overset")
         cfg.fail("mode", "overset mode is not available in this version of ugks_solver");
 
-    // Gas, `units` and `reference` first: every dimensional value below is converted with s.gas.ref (identity
-    // unless `units: si`), once, here; defaults are the reference state, so they read as SI values in si mode.
+    // Gas, `units` and `reference` first: every dimensional value below is converted once, here,
+    // with s.gas.ref (identity unless `units: si`); defaults are the reference state, so in si
+    // mode they appear as SI values in the resolved configuration.
     s.gas = parse_gas(cfg);
     const ReferenceState& ref = s.gas.ref;
     const double rho_default = ref.si_input ? ref.density : 1.0;

@@ -228,6 +228,7 @@ int run_case(const CommandLine& cl) {
         log::info("gas: Kn = {} ({}), mu_ref = {:.6g}, omega = {}, Pr = {:.6g}, K_int = {}, gamma = {:.6g}",
                   setup.gas.Kn, setup.gas.kn_definition, setup.gas.mu_ref, setup.gas.omega, setup.gas.Pr,
                   setup.gas.K_int, setup.gas.gamma());
+        log::info("{}", describe_reference(setup.gas));
         log::info("time step estimate (initial state, CFL {}): dt = {:.6e}", setup.numerics.cfl, dt);
         if (mem_max > static_cast<double>(dev_total) && dev_total > 0)
             log::error("warning: the memory estimate per rank ({}) exceeds the memory of the device ({})",

@@ -24,7 +24,8 @@ const SpeciesData* find_species(const std::string& name) {
     return nullptr;
 }
 
-double vss_viscosity(double mass, double d_ref, double T_ref, double omega, double alpha, double T) {
+double vss_viscosity(double mass, double d_ref, double T_ref, double omega, double alpha,
+                     double T) {
     return 5.0 * (alpha + 1.0) * (alpha + 2.0) * std::sqrt(mass * kBoltzmann * T / kPi) /
            (4.0 * alpha * (5.0 - 2.0 * omega) * (7.0 - 2.0 * omega) * d_ref * d_ref) *
            std::pow(T / T_ref, omega - 0.5);
@@ -32,8 +33,9 @@ double vss_viscosity(double mass, double d_ref, double T_ref, double omega, doub
 
 double hs_mean_free_path(double d, double n) { return 1.0 / (std::sqrt(2.0) * kPi * d * d * n); }
 
-ReferenceState ReferenceState::from_number_density(double length, double temperature, double number_density,
-                                                   double mass, bool si_input) {
+ReferenceState ReferenceState::from_number_density(double length, double temperature,
+                                                   double number_density, double mass,
+                                                   bool si_input) {
     ReferenceState r;
     r.dimensional = true;
     r.si_input = si_input;

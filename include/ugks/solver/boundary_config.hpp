@@ -23,8 +23,9 @@ struct BoundaryCondition {
     int symmetry_axis = -1;  ///< for symmetry: the velocity axis normal to the plane (set by check_boundaries)
 };
 
-/// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint. rho, T and U are
-/// converted to nondimensional values with `ref` (kg/m^3, K, m/s when ref.si_input; identity by default).
+/// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint. rho, T
+/// and U are converted to nondimensional values with `ref` (from kg/m^3, K, m/s when
+/// ref.si_input; unchanged by default).
 std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim,
                                                 const ReferenceState& ref = ReferenceState{});
 

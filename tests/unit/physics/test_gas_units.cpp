@@ -67,8 +67,8 @@ TEST(GasUnits, VhsViscosityReproducesBirdTableAt273K) {
                           (2.0 * kPi * kArgonD * kArgonD * (5.0 - 1.62) * (7.0 - 1.62));
     EXPECT_NEAR(vss_viscosity(kArgonMass, kArgonD, 273.0, 0.81, 1.0, 273.0) / closed, 1.0, 1e-14);
     // mu ~ T^omega.
-    EXPECT_NEAR(vss_viscosity(kArgonMass, kArgonD, 273.0, 0.81, 1.0, 546.0) / closed, std::pow(2.0, 0.81),
-                1e-13);
+    EXPECT_NEAR(vss_viscosity(kArgonMass, kArgonD, 273.0, 0.81, 1.0, 546.0) / closed,
+                std::pow(2.0, 0.81), 1e-13);
     EXPECT_EQ(find_species("xenon"), nullptr);
     const SpeciesData* n2 = find_species("nitrogen");
     EXPECT_EQ(n2->K_int, 2);
@@ -77,9 +77,10 @@ TEST(GasUnits, VhsViscosityReproducesBirdTableAt273K) {
 
 TEST(GasUnits, ArgonReferenceStateFromNumberDensity) {
     const double n = 1.0e21, L = 0.05;
-    const GasModel g = gas_from("units: si\n"
-                                "gas:\n  species: argon\n"
-                                "reference:\n  length: 0.05\n  temperature: 273\n  number_density: 1.0e21\n");
+    const GasModel g = gas_from(
+        "units: si\n"
+        "gas:\n  species: argon\n"
+        "reference:\n  length: 0.05\n  temperature: 273\n  number_density: 1.0e21\n");
     EXPECT_TRUE(g.dimensional);
     EXPECT_EQ(g.species, "argon");
     EXPECT_EQ(g.omega, 0.81);
@@ -92,7 +93,8 @@ TEST(GasUnits, ArgonReferenceStateFromNumberDensity) {
     EXPECT_NEAR(g.ref.time / (L / std::sqrt(2.0 * R * 273.0)), 1.0, 1e-15);
     EXPECT_NEAR(g.ref.density / (n * kArgonMass), 1.0, 1e-15);
     EXPECT_NEAR(g.ref.pressure / (n * kB * 273.0), 1.0, 1e-15);
-    // At T_ref = T_ref_vhs the gas's own (VHS) mean free path is the hard-sphere formula 1/(sqrt(2) pi d^2 n).
+    // At T_ref = T_ref_vhs the gas's own (VHS) mean free path is the hard-sphere formula 1/(sqrt(2)
+    // pi d^2 n).
     const double lambda = 1.0 / (std::sqrt(2.0) * kPi * kArgonD * kArgonD * n);
     EXPECT_NEAR(g.Kn_vhs / (lambda / L), 1.0, 1e-12);
     // The hard-sphere-reference definition (UGKS convention) is 24 / ((7 - 2w)(5 - 2w)) larger.
@@ -111,17 +113,20 @@ TEST(GasUnits, ArgonReferenceStateFromNumberDensity) {
 TEST(GasUnits, MeanFreePathAwayFromTrefAndForHardSpheres) {
     // Argon at 300 K: lambda_vhs = (T / 273)^(w - 1/2) / (sqrt(2) pi d^2 n).
     const double n = 3.0e22, L = 2.0e-3;
-    GasModel g = gas_from("gas:\n  species: argon\n  kn_definition: vhs\n"
-                          "reference: {length: 2.0e-3, temperature: 300, number_density: 3.0e22}\n");
-    const double lambda = std::pow(300.0 / 273.0, 0.31) / (std::sqrt(2.0) * kPi * kArgonD * kArgonD * n);
+    GasModel g = gas_from(
+        "gas:\n  species: argon\n  kn_definition: vhs\n"
+        "reference: {length: 2.0e-3, temperature: 300, number_density: 3.0e22}\n");
+    const double lambda =
+        std::pow(300.0 / 273.0, 0.31) / (std::sqrt(2.0) * kPi * kArgonD * kArgonD * n);
     EXPECT_NEAR(g.Kn_vhs / (lambda / L), 1.0, 1e-12);
     EXPECT_EQ(g.Kn, g.Kn_vhs);
     EXPECT_FALSE(g.ref.si_input);  // dimensional gas, nondimensional case values
 
     // A hard-sphere gas (omega = 1/2): both definitions coincide with hs_mean_free_path at any T.
     const double d = 3.0e-10, m = 5.0e-26;
-    g = gas_from("gas: {molecular_mass: 5.0e-26, d_ref: 3.0e-10, T_ref_vhs: 273, omega: 0.5}\n"
-                 "reference: {length: 1.0e-4, temperature: 500, pressure: 10}\n");
+    g = gas_from(
+        "gas: {molecular_mass: 5.0e-26, d_ref: 3.0e-10, T_ref_vhs: 273, omega: 0.5}\n"
+        "reference: {length: 1.0e-4, temperature: 500, pressure: 10}\n");
     const double n_hs = 10.0 / (kB * 500.0);
     EXPECT_NEAR(g.ref.number_density / n_hs, 1.0, 1e-15);
     EXPECT_NEAR(g.ref.density / (n_hs * m), 1.0, 1e-15);
@@ -132,7 +137,8 @@ TEST(GasUnits, MeanFreePathAwayFromTrefAndForHardSpheres) {
 
 TEST(GasUnits, DensityKeysAreEquivalentAndConversionsRoundTrip) {
     const double n = 2.5e20, T = 273.0;
-    const std::string head = "units: si\ngas: {species: nitrogen}\nreference: {length: 0.1, temperature: 273, ";
+    const std::string head =
+        "units: si\ngas: {species: nitrogen}\nreference: {length: 0.1, temperature: 273, ";
     const GasModel a = gas_from(head + "number_density: 2.5e20}\n");
     const GasModel b = gas_from(head + "density: " + num(n * 4.65e-26) + "}\n");
     const GasModel c = gas_from(head + "pressure: " + num(n * kB * T) + "}\n");
@@ -165,8 +171,9 @@ TEST(GasUnits, DensityKeysAreEquivalentAndConversionsRoundTrip) {
 
 TEST(GasUnits, LidSpeedInMetresPerSecond) {
     // Preset argon mass (Bird): R = k / 6.63e-26 = 208.24 J/(kg K).
-    GasModel g = gas_from("units: si\ngas: {species: argon}\n"
-                          "reference: {length: 0.1, temperature: 273, pressure: 101325}\n");
+    GasModel g = gas_from(
+        "units: si\ngas: {species: argon}\n"
+        "reference: {length: 0.1, temperature: 273, pressure: 101325}\n");
     EXPECT_NEAR(g.ref.input_speed(50.0), 50.0 / std::sqrt(2.0 * kB / kArgonMass * 273.0), 1e-15);
     EXPECT_NEAR(g.ref.input_speed(50.0), 0.14832, 1e-4);
     // With R = 208.13 J/(kg K) (molar mass 39.948 g/mol) through an explicit molecular mass.
@@ -190,8 +197,9 @@ TEST(GasUnits, NondimensionalKnUnchanged) {
 }
 
 TEST(GasUnits, DescribeReferenceListsTheState) {
-    const GasModel g = gas_from("units: si\ngas: {species: argon}\n"
-                                "reference: {length: 0.01, temperature: 273, number_density: 1.0e21}\n");
+    const GasModel g = gas_from(
+        "units: si\ngas: {species: argon}\n"
+        "reference: {length: 0.01, temperature: 273, number_density: 1.0e21}\n");
     const std::string d = describe_reference(g);
     const double C = std::sqrt(2.0 * kB / kArgonMass * 273.0);
     char buf[64];
@@ -212,47 +220,58 @@ TEST(GasUnits, DescribeReferenceListsTheState) {
 TEST(GasUnits, KnTogetherWithDimensionalDataIsAnError) {
     EXPECT_EQ(gas_error("gas:\n  species: argon\n  Kn: 0.1\n"
                         "reference: {length: 1, temperature: 273, density: 1.0e-3}\n"),
-              "case.yaml:3: key 'gas.Kn': cannot be given together with dimensional gas data ('gas.species' at "
+              "case.yaml:3: key 'gas.Kn': cannot be given together with dimensional gas data "
+              "('gas.species' at "
               "case.yaml:2): Kn follows from the molecular data and the 'reference' section");
     EXPECT_EQ(gas_error("gas:\n  Kn: 0.1\n  d_ref: 4e-10\n"),
-              "case.yaml:2: key 'gas.Kn': cannot be given together with dimensional gas data ('gas.d_ref' at "
+              "case.yaml:2: key 'gas.Kn': cannot be given together with dimensional gas data "
+              "('gas.d_ref' at "
               "case.yaml:3): Kn follows from the molecular data and the 'reference' section");
 }
 
 TEST(GasUnits, MissingOrUnusedReferenceIsAnError) {
     EXPECT_EQ(gas_error("units: si\ngas:\n  species: argon\n"),
-              "case.yaml:3: key 'gas.species': dimensional gas data need a 'reference' section: length (m), "
+              "case.yaml:3: key 'gas.species': dimensional gas data need a 'reference' section: "
+              "length (m), "
               "temperature (K) and one of number_density (1/m^3), density (kg/m^3), pressure (Pa)");
     EXPECT_EQ(gas_error("units: si\ngas:\n  Kn: 0.1\n"),
               "case.yaml:1: key 'units': 'units: si' needs dimensional gas data: 'gas.species', or "
               "'gas.molecular_mass', 'gas.d_ref' and 'gas.T_ref_vhs', and a 'reference' section");
-    EXPECT_EQ(gas_error("gas:\n  Kn: 0.1\nreference:\n  length: 1\n"),
-              "case.yaml:3: key 'reference': a reference state is used only with dimensional gas data "
-              "('gas.species' or 'gas.molecular_mass', 'gas.d_ref', 'gas.T_ref_vhs'); with 'gas.Kn' "
-              "everything is nondimensional");
-    const std::string e = gas_error("gas:\n  species: argon\nreference:\n  temperature: 273\n  density: 1\n");
+    EXPECT_EQ(
+        gas_error("gas:\n  Kn: 0.1\nreference:\n  length: 1\n"),
+        "case.yaml:3: key 'reference': a reference state is used only with dimensional gas data "
+        "('gas.species' or 'gas.molecular_mass', 'gas.d_ref', 'gas.T_ref_vhs'); with 'gas.Kn' "
+        "everything is nondimensional");
+    const std::string e =
+        gas_error("gas:\n  species: argon\nreference:\n  temperature: 273\n  density: 1\n");
     EXPECT_NE(e.find("'reference.length' is required"), std::string::npos) << e;
 }
 
 TEST(GasUnits, ExactlyOneDensityKey) {
-    EXPECT_EQ(gas_error("gas: {species: helium}\nreference:\n  length: 1\n  temperature: 273\n"
-                        "  number_density: 1e20\n  pressure: 1.0\n"),
-              "case.yaml:6: key 'reference.pressure': give only one of 'reference.number_density', "
-              "'reference.density', 'reference.pressure' ('reference.number_density' is also given at "
-              "case.yaml:5)");
+    EXPECT_EQ(
+        gas_error("gas: {species: helium}\nreference:\n  length: 1\n  temperature: 273\n"
+                  "  number_density: 1e20\n  pressure: 1.0\n"),
+        "case.yaml:6: key 'reference.pressure': give only one of 'reference.number_density', "
+        "'reference.density', 'reference.pressure' ('reference.number_density' is also given at "
+        "case.yaml:5)");
     EXPECT_EQ(gas_error("gas: {species: helium}\nreference:\n  length: 1\n  temperature: 273\n"),
               "case.yaml:2: key 'reference': give one of 'reference.number_density' (1/m^3), "
               "'reference.density' (kg/m^3) or 'reference.pressure' (Pa)");
-    EXPECT_EQ(gas_error("gas: {species: helium}\nreference:\n  length: 1\n  temperature: 273\n  density: 0\n"),
-              "case.yaml:5: key 'reference.density': value 0 is out of range (0, inf)");
+    EXPECT_EQ(
+        gas_error(
+            "gas: {species: helium}\nreference:\n  length: 1\n  temperature: 273\n  density: 0\n"),
+        "case.yaml:5: key 'reference.density': value 0 is out of range (0, inf)");
 }
 
 TEST(GasUnits, BadMolecularDataIsAnError) {
-    std::string e = gas_error("gas: {species: argn}\nreference: {length: 1, temperature: 1, density: 1}\n");
+    std::string e =
+        gas_error("gas: {species: argn}\nreference: {length: 1, temperature: 1, density: 1}\n");
     EXPECT_NE(e.find("case.yaml:1"), std::string::npos) << e;
     EXPECT_NE(e.find("'gas.species'"), std::string::npos) << e;
     EXPECT_NE(e.find("argon"), std::string::npos) << e;
-    e = gas_error("gas: {d_ref: 4e-10, T_ref_vhs: 273}\nreference: {length: 1, temperature: 1, density: 1}\n");
+    e = gas_error(
+        "gas: {d_ref: 4e-10, T_ref_vhs: 273}\nreference: {length: 1, temperature: 1, density: "
+        "1}\n");
     EXPECT_NE(e.find("'gas.molecular_mass' is required"), std::string::npos) << e;
     EXPECT_EQ(gas_error("gas:\n  species: argon\n  d_ref: -4e-10\n"
                         "reference: {length: 1, temperature: 1, density: 1}\n"),
@@ -327,7 +346,8 @@ output:
     EXPECT_EQ(s.boundaries[3].T, 1.0);
     EXPECT_NEAR(s.boundaries[3].U[0], 0.148282, 1e-6);
 
-    // Initial state: rho defaults to the reference density (nondimensional 1), T and regions converted.
+    // Initial state: rho defaults to the reference density (nondimensional 1), T and regions
+    // converted.
     EXPECT_NEAR(s.initial.rho, 1.0, 1e-15);
     EXPECT_NEAR(s.initial.T, 300.0 / 273.0, 1e-15);
     ASSERT_EQ(s.initial_regions.size(), 1u);
