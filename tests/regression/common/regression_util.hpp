@@ -61,6 +61,9 @@ inline SolverRun run_solver(const std::string& case_path, const std::vector<std:
     SolverRun r;
     r.dir = dir;
     r.code = ugks::run_case(cl);
+    // Rank 0 writes summary.json and the CSV files last; wait for it so that every rank reads the same
+    // complete outputs (otherwise a rank could fail an assertion alone and leave the others in a collective).
+    MPI_Barrier(MPI_COMM_WORLD);
     return r;
 }
 
