@@ -451,23 +451,27 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
 namespace {
 /// psi_i = min over faces of the limiter factor, per velocity (section 4.3); KIND 0 Venkatakrishnan, 1 BJ.
 template <int KIND>
-void limit_cell(int B, const double* fi, const double* vmax, const double* vmin, const double* scale2,
-                double kd3, const double* g, const double dx[3], double* psi) {
+void limit_cell(int B, const double* __restrict fi, const double* __restrict vmax,
+                const double* __restrict vmin, const double* __restrict scale2, double kd3,
+                const double* __restrict g, const double dx[3], double* __restrict psi) {
+    const double dx0 = dx[0], dx1 = dx[1], dx2 = dx[2];
 #pragma omp simd
     for (int v = 0; v < B; ++v) {
-        const double d2 = g[v] * dx[0] + g[B + v] * dx[1] + g[2 * B + v] * dx[2];
-        const double d1 = d2 > 0 ? vmax[v] - fi[v] : vmin[v] - fi[v];
+        const double d2 = g[v] * dx0 + g[B + v] * dx1 + g[2 * B + v] * dx2;
+        const double up = vmax[v] - fi[v], dn = vmin[v] - fi[v];
+        const double d1 = d2 > 0 ? up : dn;
         double r;
         if (KIND == 0) {
             const double eps2 = kd3 * scale2[v] + 1e-300;
             const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
             const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
-            r = num / den;
+            r = num / den;  // den > 0 always (eps2 > 0)
         } else {
-            r = d2 != 0.0 ? d1 / d2 : 1.0;
+            r = d1 / (d2 == 0.0 ? 1.0 : d2);
         }
         r = d2 == 0.0 ? 1.0 : r;
-        psi[v] = std::min(psi[v], std::min(1.0, r));
+        r = r < 1.0 ? r : 1.0;
+        psi[v] = r < psi[v] ? r : psi[v];
     }
 }
 }  // namespace
