@@ -374,6 +374,8 @@ int run_case(const CommandLine& cl) {
         log::error("ugks_solver: error: {}", e.what());
         code = kExitFailure;
     }
+    // Every rank leaves together, after rank 0 has written summary.json (callers may read it at once).
+    MPI_Barrier(world);
     return code;
 }
 

@@ -3,9 +3,9 @@
 /// Solvers and Numerical Methods for Fluid Dynamics", 3rd ed., chapter 4: pressure function, Newton
 /// iteration for p*, sampling). Header-only helper of the regression tests.
 ///
-/// Units: any consistent set. In the solver's sqrt(2 R T_ref) units p = rho T / 2 and the sound speed
-/// is sqrt(gamma p / rho) = sqrt(gamma T / 2); the Euler equations themselves do not depend on the
-/// choice, only the conversion T <-> p does.
+/// Units: any consistent set. In the solver's sqrt(2 R T_ref) units p = rho T / 2 and the sound
+/// speed is sqrt(gamma p / rho) = sqrt(gamma T / 2); the Euler equations themselves do not depend
+/// on the choice, only the conversion T <-> p does.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -53,7 +53,8 @@ public:
             const EulerState& K = m_l;
             const double c = m_cl;
             if (m_ps > K.p) {
-                const double sl = K.u - c * std::sqrt((g + 1) / (2 * g) * m_ps / K.p + (g - 1) / (2 * g));
+                const double sl =
+                    K.u - c * std::sqrt((g + 1) / (2 * g) * m_ps / K.p + (g - 1) / (2 * g));
                 return s <= sl ? K : EulerState{star_density(K), m_us, m_ps};
             }
             if (s <= K.u - c) return K;
@@ -61,12 +62,14 @@ public:
             if (s > m_us - cs) return EulerState{star_density(K), m_us, m_ps};
             const double u = 2 / (g + 1) * (c + (g - 1) / 2 * K.u + s);
             const double cf = 2 / (g + 1) * (c + (g - 1) / 2 * (K.u - s));
-            return EulerState{K.rho * std::pow(cf / c, 2 / (g - 1)), u, K.p * std::pow(cf / c, 2 * g / (g - 1))};
+            return EulerState{K.rho * std::pow(cf / c, 2 / (g - 1)), u,
+                              K.p * std::pow(cf / c, 2 * g / (g - 1))};
         }
         const EulerState& K = m_r;
         const double c = m_cr;
         if (m_ps > K.p) {
-            const double sr = K.u + c * std::sqrt((g + 1) / (2 * g) * m_ps / K.p + (g - 1) / (2 * g));
+            const double sr =
+                K.u + c * std::sqrt((g + 1) / (2 * g) * m_ps / K.p + (g - 1) / (2 * g));
             return s >= sr ? K : EulerState{star_density(K), m_us, m_ps};
         }
         if (s >= K.u + c) return K;
@@ -74,7 +77,8 @@ public:
         if (s <= m_us + cs) return EulerState{star_density(K), m_us, m_ps};
         const double u = 2 / (g + 1) * (-c + (g - 1) / 2 * K.u + s);
         const double cf = 2 / (g + 1) * (c - (g - 1) / 2 * (K.u - s));
-        return EulerState{K.rho * std::pow(cf / c, 2 / (g - 1)), u, K.p * std::pow(cf / c, 2 * g / (g - 1))};
+        return EulerState{K.rho * std::pow(cf / c, 2 / (g - 1)), u,
+                          K.p * std::pow(cf / c, 2 * g / (g - 1))};
     }
 
     /// Speeds of every wave edge, ascending: left shock (1 entry) or rarefaction head and tail (2),
@@ -83,14 +87,16 @@ public:
         const double g = m_g;
         std::vector<double> s;
         if (m_ps > m_l.p) {
-            s.push_back(m_l.u - m_cl * std::sqrt((g + 1) / (2 * g) * m_ps / m_l.p + (g - 1) / (2 * g)));
+            s.push_back(m_l.u -
+                        m_cl * std::sqrt((g + 1) / (2 * g) * m_ps / m_l.p + (g - 1) / (2 * g)));
         } else {
             s.push_back(m_l.u - m_cl);
             s.push_back(m_us - m_cl * std::pow(m_ps / m_l.p, (g - 1) / (2 * g)));
         }
         s.push_back(m_us);
         if (m_ps > m_r.p) {
-            s.push_back(m_r.u + m_cr * std::sqrt((g + 1) / (2 * g) * m_ps / m_r.p + (g - 1) / (2 * g)));
+            s.push_back(m_r.u +
+                        m_cr * std::sqrt((g + 1) / (2 * g) * m_ps / m_r.p + (g - 1) / (2 * g)));
         } else {
             s.push_back(m_us + m_cr * std::pow(m_ps / m_r.p, (g - 1) / (2 * g)));
             s.push_back(m_r.u + m_cr);
@@ -99,9 +105,9 @@ public:
     }
 
     /// Cell average over [a, b] at time t > 0 (diaphragm at x0) of the conserved variables
-    /// (rho, rho u, rho E), rho E = rho u^2 / 2 + p / (gamma - 1). The interval is split at every wave
-    /// edge and each smooth piece is integrated with 5-point Gauss-Legendre, so the average is exact
-    /// to ~1e-12 for cells of a few 1e-3 (the fan is a smooth power law of x).
+    /// (rho, rho u, rho E), rho E = rho u^2 / 2 + p / (gamma - 1). The interval is split at every
+    /// wave edge and each smooth piece is integrated with 5-point Gauss-Legendre, so the average is
+    /// exact to ~1e-12 for cells of a few 1e-3 (the fan is a smooth power law of x).
     std::array<double, 3> cell_average(double a, double b, double t, double x0) const {
         std::vector<double> cuts{a};
         for (double s : wave_speeds()) {
@@ -109,13 +115,14 @@ public:
             if (x > a && x < b) cuts.push_back(x);
         }
         cuts.push_back(b);
-        static const double xg[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831,
-                                     0.9061798459386640};
+        static const double xg[5] = {-0.9061798459386640, -0.5384693101056831, 0.0,
+                                     0.5384693101056831, 0.9061798459386640};
         static const double wg[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889,
                                      0.4786286704993665, 0.2369268850561891};
         std::array<double, 3> sum{0, 0, 0};
         for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
-            const double lo = cuts[k], hi = cuts[k + 1], half = 0.5 * (hi - lo), mid = 0.5 * (hi + lo);
+            const double lo = cuts[k], hi = cuts[k + 1], half = 0.5 * (hi - lo),
+                         mid = 0.5 * (hi + lo);
             for (int q = 0; q < 5; ++q) {
                 const EulerState w = sample((mid + half * xg[q] - x0) / t);
                 const auto c = conserved(w);

@@ -44,6 +44,8 @@ inline std::array<double, 3> euler_flux(const ShockState& s, double gamma) {
 }
 
 /// Mach number U / sqrt(gamma T / 2).
-inline double mach_number(const ShockState& s, double gamma) { return s.U / std::sqrt(gamma * s.T / 2.0); }
+inline double mach_number(const ShockState& s, double gamma) {
+    return s.U / std::sqrt(gamma * s.T / 2.0);
+}
 
 }  // namespace ugks::regression

@@ -1,7 +1,7 @@
 #pragma once
-/// Shared helpers of the regression tests: run the solver in-process on a case file, read its outputs
-/// (fields_final.h5, summary.json, history.csv, probes, reference tables) and compare fields.
-/// Header-only; needs the `ugks` interface target and the test common library.
+/// Shared helpers of the regression tests: run the solver in-process on a case file, read its
+/// outputs (fields_final.h5, summary.json, history.csv, probes, reference tables) and compare
+/// fields. Header-only; needs the `ugks` interface target and the test common library.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -23,7 +23,8 @@
 #include "ugks/io/fields_io.hpp"
 
 #ifndef UGKS_REGRESSION_SOURCE_DIR
-#error "UGKS_REGRESSION_SOURCE_DIR must name tests/regression (set in tests/regression/CMakeLists.txt)"
+#error \
+    "UGKS_REGRESSION_SOURCE_DIR must name tests/regression (set in tests/regression/CMakeLists.txt)"
 #endif
 
 namespace ugks::regression {
@@ -42,12 +43,12 @@ inline int world_rank() {
 
 /// One in-process run of ugks::run_case (collective over MPI_COMM_WORLD).
 struct SolverRun {
-    int code = -1;        ///< exit code of run_case (0 ok, 2 input, 3 numerical, 1 other)
-    std::string dir;      ///< output directory
+    int code = -1;    ///< exit code of run_case (0 ok, 2 input, 3 numerical, 1 other)
+    std::string dir;  ///< output directory
 };
 
-/// Run `case_path` with `output.directory` set to `dir` (a fresh temporary directory named after `tag`
-/// when empty) plus the given --set overrides; quiet.
+/// Run `case_path` with `output.directory` set to `dir` (a fresh temporary directory named after
+/// `tag` when empty) plus the given --set overrides; quiet.
 inline SolverRun run_solver(const std::string& case_path, const std::vector<std::string>& overrides,
                             const std::string& tag, std::string dir = "") {
     if (dir.empty()) dir = ugks::test::temp_dir(tag);
@@ -61,8 +62,9 @@ inline SolverRun run_solver(const std::string& case_path, const std::vector<std:
     SolverRun r;
     r.dir = dir;
     r.code = ugks::run_case(cl);
-    // Rank 0 writes summary.json and the CSV files last; wait for it so that every rank reads the same
-    // complete outputs (otherwise a rank could fail an assertion alone and leave the others in a collective).
+    // Rank 0 writes summary.json and the CSV files last; wait for it so that every rank reads the
+    // same complete outputs (otherwise a rank could fail an assertion alone and leave the others in
+    // a collective).
     MPI_Barrier(MPI_COMM_WORLD);
     return r;
 }
@@ -119,19 +121,22 @@ inline Fields read_fields(const std::string& dir, const std::string& file = "fie
     return f;
 }
 
-/// Check that a run completed and advanced: exit code 0 and, when `steps` >= 0, exactly that many steps
-/// in summary.json. A run of the set-up-only driver (steps = 0) fails here with a clear message.
+/// Check that a run completed and advanced: exit code 0 and, when `steps` >= 0, exactly that many
+/// steps in summary.json. A run of the set-up-only driver (steps = 0) fails here with a clear
+/// message.
 inline ::testing::AssertionResult run_completed(const SolverRun& r, long steps = -1) {
     if (r.code != 0)
-        return ::testing::AssertionFailure() << "ugks::run_case returned " << r.code << " (output in " << r.dir
-                                             << ")";
+        return ::testing::AssertionFailure()
+               << "ugks::run_case returned " << r.code << " (output in " << r.dir << ")";
     const long done = summary_steps(r.dir);
     if (done <= 0)
         return ::testing::AssertionFailure()
                << "the solver did not advance (summary.json steps = " << done
-               << "): the UGKS time stepping is not available in this build (output in " << r.dir << ")";
+               << "): the UGKS time stepping is not available in this build (output in " << r.dir
+               << ")";
     if (steps >= 0 && done != steps)
-        return ::testing::AssertionFailure() << "summary.json reports " << done << " steps, expected " << steps;
+        return ::testing::AssertionFailure()
+               << "summary.json reports " << done << " steps, expected " << steps;
     return ::testing::AssertionSuccess();
 }
 
@@ -214,7 +219,8 @@ inline std::array<double, 5> totals(const Fields& f, int N) {
     std::array<double, 5> s{0, 0, 0, 0, 0};
     for (std::size_t i = 0; i < f.n; ++i) {
         const double v = f.volume[i], r = f.rho[i];
-        const double u2 = f.U[3 * i] * f.U[3 * i] + f.U[3 * i + 1] * f.U[3 * i + 1] + f.U[3 * i + 2] * f.U[3 * i + 2];
+        const double u2 = f.U[3 * i] * f.U[3 * i] + f.U[3 * i + 1] * f.U[3 * i + 1] +
+                          f.U[3 * i + 2] * f.U[3 * i + 2];
         s[0] += v * r;
         for (int d = 0; d < 3; ++d) s[1 + d] += v * r * f.U[3 * i + d];
         s[4] += v * (0.5 * r * u2 + 0.25 * N * r * f.T[i]);
@@ -223,7 +229,8 @@ inline std::array<double, 5> totals(const Fields& f, int N) {
 }
 
 /// max_i |a_i - b_i| / max(max_i |b_i|, floor): the deviation of a field relative to its own scale.
-inline double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b, double floor = 1e-300) {
+inline double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b,
+                           double floor = 1e-300) {
     if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
     double d = 0, s = floor;
     for (std::size_t i = 0; i < a.size(); ++i) {

@@ -1,17 +1,19 @@
 // Conservation in a closed box (issue 3, item 3).
-//  - Diffuse walls: the wall density comes from the discrete zero-mass-flux condition (decision U7), so
-//    the total mass is constant to round-off; momentum and energy are exchanged with the walls.
+//  - Diffuse walls: the wall density comes from the discrete zero-mass-flux condition (decision
+//    U7), so the total mass is constant to round-off; momentum and energy are exchanged with the
+//    walls.
 //  - Symmetry (specular) planes: the reflected half is the mirror image of the incident half on a
 //    mirror-closed velocity grid, so the mass and energy fluxes through the planes cancel exactly.
-//    Momentum normal to a plane is NOT conserved (the plane carries the pressure); with a block placed
-//    symmetrically about the box centre the pressures on opposite planes balance by symmetry, so the
-//    total momentum stays zero to round-off while the gas moves.
+//    Momentum normal to a plane is NOT conserved (the plane carries the pressure); with a block
+//    placed symmetrically about the box centre the pressures on opposite planes balance by
+//    symmetry, so the total momentum stays zero to round-off while the gas moves.
 //
-// Why 1e-12: every interior face flux is added to one cell and subtracted from the other, so the totals
-// change only by the boundary fluxes, which are zero to round-off here; the residual error is summation
-// round-off, ~ n_cells x steps x 1e-16 = 1e-12 at the very worst, typically 1e-14. A flux applied with
-// the wrong sign or area, a lost boundary term or a wall density from continuous rather than discrete
-// sums (quadrature error ~1e-6 on this grid for T = 1.5) fails by orders of magnitude.
+// Why 1e-12: every interior face flux is added to one cell and subtracted from the other, so the
+// totals change only by the boundary fluxes, which are zero to round-off here; the residual error
+// is summation round-off, ~ n_cells x steps x 1e-16 = 1e-12 at the very worst, typically 1e-14. A
+// flux applied with the wrong sign or area, a lost boundary term or a wall density from continuous
+// rather than discrete sums (quadrature error ~1e-6 on this grid for T = 1.5) fails by orders of
+// magnitude.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,7 +28,8 @@ using namespace ugks::regression;
 
 constexpr int kN = 3;  // N = 3 + K_int, monatomic
 
-// Totals of the initial state: (rho, T) = (2, 1.5) in the block [lo, hi], (1, 1) elsewhere, at rest.
+// Totals of the initial state: (rho, T) = (2, 1.5) in the block [lo, hi], (1, 1) elsewhere, at
+// rest.
 std::array<double, 5> initial_totals(const Fields& f, double x0, double x1, double y0, double y1) {
     std::array<double, 5> s{0, 0, 0, 0, 0};
     for (std::size_t i = 0; i < f.n; ++i) {
@@ -46,9 +49,9 @@ double momentum_scale(const Fields& f) {
     return s;
 }
 
-const std::vector<std::string> kSymmetry = {"boundaries.xmin={type: symmetry}", "boundaries.xmax={type: symmetry}",
-                                            "boundaries.ymin={type: symmetry}",
-                                            "boundaries.ymax={type: symmetry}"};
+const std::vector<std::string> kSymmetry = {
+    "boundaries.xmin={type: symmetry}", "boundaries.xmax={type: symmetry}",
+    "boundaries.ymin={type: symmetry}", "boundaries.ymax={type: symmetry}"};
 
 TEST(Conservation, DiffuseWallsKeepMass) {
     const SolverRun run = run_solver(case_file("conservation"), {}, "conservation_diffuse");

@@ -4,18 +4,19 @@
 // Design. run_case is collective over MPI_COMM_WORLD, so one job of np ranks can only run
 // decompositions with P_x * P_v = np. The test therefore runs under np = 1, 2 and 4 (ctest
 // ugks_test_regression_decomposition_np{1,2,4}):
-//  - np = 1 runs the serial reference (P_x, P_v, B_v) = (1, 1, 16) into a fixed folder of the build tree
-//    (a ctest fixture makes np = 2 and 4 wait for it), then B_v = 7 and 32 on one rank;
-//  - np = 2 runs (2, 1) and (1, 2), np = 4 runs (4, 1), (2, 2) and (1, 4), each with B_v = 7, 16 and 32;
+//  - np = 1 runs the serial reference (P_x, P_v, B_v) = (1, 1, 16) into a fixed folder of the build
+//    tree (a ctest fixture makes np = 2 and 4 wait for it), then B_v = 7 and 32 on one rank;
+//  - np = 2 runs (2, 1) and (1, 2), np = 4 runs (4, 1), (2, 2) and (1, 4), each with B_v = 7, 16
+//    and 32;
 //  - every run is compared with the serial reference, field by field.
-// Thus the (P_x, P_v) = (2,1), (1,2), (2,2) all meet the 1-rank run, plus pure 4-way splits of
-// either space and padded blocks.
+// Thus the (P_x, P_v) = (2,1), (1,2), (2,2) all meet the 1-rank run, plus pure 4-way splits
+// of either space and padded blocks.
 //
 // Why 1e-11: the single-sweep step only adds velocity sums over ranks (face-flux accumulators, wall
-// densities, moments for q) and halo copies (exact); only the order of the floating-point sums changes with
-// P_v and B_v, a relative effect of ~1e-16 per step that 20 steps cannot amplify past ~1e-14. A missing
-// halo, a wrong ghost gradient, a reduction over the wrong communicator or a padded slot with non-zero
-// weight shows up at 1e-3 or more.
+// densities, moments for q) and halo copies (exact); only the order of the floating-point sums
+// changes with P_v and B_v, a relative effect of ~1e-16 per step that 20 steps cannot amplify past
+// ~1e-14. A missing halo, a wrong ghost gradient, a reduction over the wrong communicator or a
+// padded slot with non-zero weight shows up at 1e-3 or more.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -37,20 +38,24 @@ int world_size() {
     return s;
 }
 
-std::string reference_dir() { return std::string(UGKS_REGRESSION_BINARY_DIR) + "/decomposition_reference"; }
+std::string reference_dir() {
+    return std::string(UGKS_REGRESSION_BINARY_DIR) + "/decomposition_reference";
+}
 
 struct Named {
     const char* name;
     int width;
     std::vector<double> Fields::*member;
 };
-const Named kFields[] = {{"rho", 1, &Fields::rho}, {"U", 3, &Fields::U},       {"T", 1, &Fields::T},
-                         {"p", 1, &Fields::p},     {"q", 3, &Fields::q},       {"stress", 6, &Fields::stress},
+const Named kFields[] = {{"rho", 1, &Fields::rho},  {"U", 3, &Fields::U},
+                         {"T", 1, &Fields::T},      {"p", 1, &Fields::p},
+                         {"q", 3, &Fields::q},      {"stress", 6, &Fields::stress},
                          {"Mach", 1, &Fields::Mach}};
 
-// Every field (each component of the vector ones) of `run` against `ref`, relative to the field's scale;
-// `worst` collects the largest deviation seen.
-void expect_same_fields(const Fields& ref, const Fields& run, const std::string& what, double& worst) {
+// Every field (each component of the vector ones) of `run` against `ref`, relative to the field's
+// scale; `worst` collects the largest deviation seen.
+void expect_same_fields(const Fields& ref, const Fields& run, const std::string& what,
+                        double& worst) {
     ASSERT_EQ(run.n, ref.n) << what;
     EXPECT_EQ(run.centroid, ref.centroid) << what << ": global cell order";
     for (const auto& nf : kFields)
@@ -73,11 +78,13 @@ TEST(Decomposition, FieldsIndependentOfPartitionAndBlockSize) {
             std::filesystem::create_directories(ref_dir, ec);
         }
         MPI_Barrier(MPI_COMM_WORLD);
-        const SolverRun ref = run_solver(case_file("decomposition"), {}, "decomposition_ref", ref_dir);
+        const SolverRun ref =
+            run_solver(case_file("decomposition"), {}, "decomposition_ref", ref_dir);
         ASSERT_TRUE(run_completed(ref, 20)) << "serial reference";
     }
     ASSERT_TRUE(std::filesystem::exists(ref_dir + "/fields_final.h5"))
-        << "no serial reference in " << ref_dir << ": run ugks_test_regression_decomposition_np1 first "
+        << "no serial reference in " << ref_dir
+        << ": run ugks_test_regression_decomposition_np1 first "
         << "(ctest orders it through the fixture ugks_decomposition_reference)";
     const Fields ref = read_fields(ref_dir);
     ASSERT_EQ(ref.n, 120u);
@@ -88,8 +95,8 @@ TEST(Decomposition, FieldsIndependentOfPartitionAndBlockSize) {
         if (np % Pv != 0) continue;
         for (int B : {7, 16, 32}) {
             if (np == 1 && B == 16) continue;  // the reference itself
-            const std::string what = "P_x " + std::to_string(np / Pv) + " x P_v " + std::to_string(Pv) +
-                                     ", B_v " + std::to_string(B);
+            const std::string what = "P_x " + std::to_string(np / Pv) + " x P_v " +
+                                     std::to_string(Pv) + ", B_v " + std::to_string(B);
             SCOPED_TRACE(what);
             const SolverRun run = run_solver(case_file("decomposition"),
                                              {"parallel.velocity_ranks=" + std::to_string(Pv),
@@ -109,8 +116,10 @@ TEST(Decomposition, FieldsIndependentOfPartitionAndBlockSize) {
     }
     EXPECT_EQ(runs, np == 1 ? 2 : np == 2 ? 6 : 9);
     if (world_rank() == 0)
-        std::printf("decomposition: %d runs on %d ranks, largest relative field deviation from the serial "
-                    "reference %.2e\n", runs, np, worst);
+        std::printf(
+            "decomposition: %d runs on %d ranks, largest relative field deviation from the serial "
+            "reference %.2e\n",
+            runs, np, worst);
 }
 
 }  // namespace

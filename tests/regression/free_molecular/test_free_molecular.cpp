@@ -1,17 +1,20 @@
-// Free-molecular limit (issue 3, item 5): steady heat transfer between two diffuse plates at Kn = 1e4
-// against the closed form of free_molecular.hpp (derivation there; verified on its own by
+// Free-molecular limit (issue 3, item 5): steady heat transfer between two diffuse plates at Kn =
+// 1e4 against the closed form of free_molecular.hpp (derivation there; verified on its own by
 // ugks_test_regression_helpers).
 //
-// Tolerances. The solver is compared with the discrete-velocity form of the closed form (same 12-point
-// grid, discrete wall densities as decision U7), whose distance to the continuous closed form is < 3e-5
-// (FreeMolecularPlates.DiscreteFormInvariantsAndConvergence). In the collisionless steady state every cell
-// holds the same h, so the spatial discretization adds nothing; what remains is
-//  - collisions: a particle of speed |u| spends L/|u| <= 10.4 in the gap against tau = 2 mu_ref / rho
-//    ~ 1.1e4, a relative change <= 1e-3 for the slowest class (weight ~6 % of the density), ~1e-4 overall;
+// Tolerances. The solver is compared with the discrete-velocity form of the closed form (same
+// 12-point grid, discrete wall densities as decision U7), whose distance to the continuous closed
+// form is < 3e-5 (FreeMolecularPlates.DiscreteFormInvariantsAndConvergence). In the collisionless
+// steady state every cell holds the same h, so the spatial discretization adds nothing; what
+// remains is
+//  - collisions: a particle of speed |u| spends L/|u| <= 10.4 in the gap against tau = 2 mu_ref /
+//    rho ~ 1.1e4, a relative change <= 1e-3 for the slowest class (weight ~6 % of the density),
+//    ~1e-4 overall;
 //  - time convergence at t = 60 (delay model of the grid: < 1e-6 in T after t = 30).
-// Measured: rho 4.5e-5, T 5.4e-5, q_x 5.1e-5, |U| 3e-7; at Kn = 1e5 the deviation is ten times smaller, so
-// it is the collisional correction. Bounds 2e-4 (about 4x). A wall density from continuous instead of
-// discrete sums, a wrong b reflection (K T_w / 2) or a missing half-range term shifts T or q by > 1e-3.
+// Measured: rho 4.5e-5, T 5.4e-5, q_x 5.1e-5, |U| 3e-7; at Kn = 1e5 the deviation is ten times
+// smaller, so it is the collisional correction. Bounds 2e-4 (about 4x). A wall density from
+// continuous instead of discrete sums, a wrong b reflection (K T_w / 2) or a missing half-range
+// term shifts T or q by > 1e-3.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,8 +49,10 @@ TEST(FreeMolecular, TwoPlatesMatchClosedForm) {
         dev_q = std::max(dev_q, std::abs(f.q[3 * i] / d.qx - 1.0));
         dev_U = std::max(dev_U, std::abs(f.U[3 * i]));
     }
-    std::printf("free molecular: max relative deviation from the discrete closed form: rho %.2e, T %.2e, "
-                "q_x %.2e; max |U| %.2e\n", dev_rho, dev_T, dev_q, dev_U);
+    std::printf(
+        "free molecular: max relative deviation from the discrete closed form: rho %.2e, T %.2e, "
+        "q_x %.2e; max |U| %.2e\n",
+        dev_rho, dev_T, dev_q, dev_U);
     // Diffuse walls with discrete zero-mass-flux densities: the mass is exact to round-off.
     EXPECT_NEAR(mass, 1.0, 1e-12);
     EXPECT_LE(dev_rho, 2e-4);

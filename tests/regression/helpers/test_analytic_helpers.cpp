@@ -1,6 +1,6 @@
 // The analytic ingredients of the regression tests, verified on their own: exact Riemann solver,
-// Rankine-Hugoniot relations, free-molecular two-plate state (closed form and discrete-velocity form),
-// and the copied cavity reference data.
+// Rankine-Hugoniot relations, free-molecular two-plate state (closed form and discrete-velocity
+// form), and the copied cavity reference data.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,10 +22,11 @@ using namespace ugks::regression;
 
 constexpr double kPi = 3.14159265358979323846;
 
-// ---- exact Riemann solver -------------------------------------------------------------------------
+// ---- exact Riemann solver
+// -------------------------------------------------------------------------
 
-// Toro, Table 4.3 (gamma = 1.4): p*, u*, rho*_L, rho*_R as printed; each is checked to half a unit of
-// its last printed decimal.
+// Toro, Table 4.3 (gamma = 1.4): p*, u*, rho*_L, rho*_R as printed; each is checked to half a unit
+// of its last printed decimal.
 struct ToroCase {
     EulerState left, right;
     const char* values[4];  // p*, u*, rho*_L, rho*_R
@@ -38,12 +39,17 @@ double printed_tolerance(const std::string& v) {
 }
 
 TEST(ExactRiemann, ReproducesToroTable) {
-    const ToroCase cases[] = {
-        {{1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, {"0.30313", "0.92745", "0.42632", "0.26557"}},     // test 1
-        {{1.0, -2.0, 0.4}, {1.0, 2.0, 0.4}, {"0.00189", "0.00000", "0.02185", "0.02185"}},      // test 2
-        {{1.0, 0.0, 1000.0}, {1.0, 0.0, 0.01}, {"460.894", "19.5975", "0.57506", "5.99924"}}};  // test 3
-    // (Toro's two-shock collision case is left out: its input states are themselves rounded to 6 digits,
-    // which moves p* by 4e-6 relative, more than half a unit of the printed result.)
+    const ToroCase cases[] = {{{1.0, 0.0, 1.0},
+                               {0.125, 0.0, 0.1},
+                               {"0.30313", "0.92745", "0.42632", "0.26557"}},  // test 1
+                              {{1.0, -2.0, 0.4},
+                               {1.0, 2.0, 0.4},
+                               {"0.00189", "0.00000", "0.02185", "0.02185"}},  // test 2
+                              {{1.0, 0.0, 1000.0},
+                               {1.0, 0.0, 0.01},
+                               {"460.894", "19.5975", "0.57506", "5.99924"}}};  // test 3
+    // (Toro's two-shock collision case is left out: its input states are themselves rounded to 6
+    // digits, which moves p* by 4e-6 relative, more than half a unit of the printed result.)
     for (const auto& c : cases) {
         const ExactRiemann rs(c.left, c.right, 1.4);
         const double got[4] = {rs.p_star(), rs.u_star(), rs.rho_star_left(), rs.rho_star_right()};
@@ -53,8 +59,8 @@ TEST(ExactRiemann, ReproducesToroTable) {
     }
 }
 
-// Sod in solver units (p = rho T / 2, gamma = 5/3): jump conditions across the right shock, isentropy and
-// the Riemann invariant across the left fan, continuity of u and p at the contact.
+// Sod in solver units (p = rho T / 2, gamma = 5/3): jump conditions across the right shock,
+// isentropy and the Riemann invariant across the left fan, continuity of u and p at the contact.
 TEST(ExactRiemann, SodSolverUnitsSatisfiesJumpAndFanRelations) {
     const double g = 5.0 / 3.0;
     const EulerState L{1.0, 0.0, 0.5}, R{0.125, 0.0, 0.05};
@@ -109,7 +115,8 @@ TEST(ExactRiemann, CellAveragesConserveMassMomentumEnergy) {
     }
 }
 
-// ---- Rankine-Hugoniot ---------------------------------------------------------------------------------
+// ---- Rankine-Hugoniot
+// ---------------------------------------------------------------------------------
 
 TEST(RankineHugoniot, MachEightArgonStates) {
     const double g = 5.0 / 3.0;
@@ -130,16 +137,19 @@ TEST(RankineHugoniot, FluxesEqualForAnyMachAndGamma) {
         for (double M : {1.0, 1.5, 3.0, 8.0, 25.0}) {
             const ShockState up = upstream_state(M, g, 0.7, 1.3), dn = downstream_state(up, g);
             const auto f1 = euler_flux(up, g), f2 = euler_flux(dn, g);
-            for (int k = 0; k < 3; ++k) EXPECT_NEAR(f2[k] / f1[k], 1.0, 1e-13) << "M " << M << " g " << g;
+            for (int k = 0; k < 3; ++k)
+                EXPECT_NEAR(f2[k] / f1[k], 1.0, 1e-13) << "M " << M << " g " << g;
             if (M == 1.0) EXPECT_NEAR(dn.rho, up.rho, 1e-14);
             if (M > 1.0) EXPECT_LT(mach_number(dn, g), 1.0);
         }
 }
 
-// ---- free-molecular plates ---------------------------------------------------------------------------
+// ---- free-molecular plates
+// ---------------------------------------------------------------------------
 
-// Direct numerical integration of the two half-Maxwellians (composite 5-point Gauss-Legendre on each
-// half-line, which is exact to round-off for these smooth integrands) reproduces the closed form.
+// Direct numerical integration of the two half-Maxwellians (composite 5-point Gauss-Legendre on
+// each half-line, which is exact to round-off for these smooth integrands) reproduces the closed
+// form.
 TEST(FreeMolecularPlates, ClosedFormMatchesDirectIntegration) {
     struct P {
         double T1, T2, rho;
@@ -151,19 +161,21 @@ TEST(FreeMolecularPlates, ClosedFormMatchesDirectIntegration) {
         EXPECT_DOUBLE_EQ(s.T, std::sqrt(c.T1 * c.T2));
         // Moments by quadrature: {h, u h, u^2 h, b, u^3 h, u b}.
         double m[6] = {0, 0, 0, 0, 0, 0};
-        static const double xg[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831,
-                                     0.9061798459386640};
+        static const double xg[5] = {-0.9061798459386640, -0.5384693101056831, 0.0,
+                                     0.5384693101056831, 0.9061798459386640};
         static const double wg[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889,
                                      0.4786286704993665, 0.2369268850561891};
         const double umax = 14.0 * std::sqrt(std::max(c.T1, c.T2));
         const int n = 4000;
         for (int side = 0; side < 2; ++side) {
-            const double T = side == 0 ? c.T1 : c.T2, nn = side == 0 ? s.n1 : s.n2, sgn = side == 0 ? 1 : -1;
+            const double T = side == 0 ? c.T1 : c.T2, nn = side == 0 ? s.n1 : s.n2,
+                         sgn = side == 0 ? 1 : -1;
             for (int i = 0; i < n; ++i)
                 for (int k = 0; k < 5; ++k) {
                     const double h = umax / n;
                     const double u = sgn * (h * i + 0.5 * h * (1.0 + xg[k]));
-                    const double f = nn * std::sqrt(1.0 / (kPi * T)) * std::exp(-u * u / T) * 0.5 * h * wg[k];
+                    const double f =
+                        nn * std::sqrt(1.0 / (kPi * T)) * std::exp(-u * u / T) * 0.5 * h * wg[k];
                     const double b = 0.5 * c.K * T * f;
                     m[0] += f;
                     m[1] += u * f;
@@ -183,7 +195,8 @@ TEST(FreeMolecularPlates, ClosedFormMatchesDirectIntegration) {
     }
 }
 
-// The heat flux has the expected sign and scale: q = (2+K)/(4 sqrt(pi)) rho sqrt(T1 T2)(T1-T2)/(s1+s2).
+// The heat flux has the expected sign and scale: q = (2+K)/(4 sqrt(pi)) rho sqrt(T1
+// T2)(T1-T2)/(s1+s2).
 TEST(FreeMolecularPlates, HeatFluxClosedForm) {
     const PlatesState s = free_molecular_plates(1.0, 2.0, 1.0, 2);
     EXPECT_NEAR(s.qx, -std::sqrt(2.0) / (std::sqrt(kPi) * (1.0 + std::sqrt(2.0))), 1e-15);
@@ -191,8 +204,9 @@ TEST(FreeMolecularPlates, HeatFluxClosedForm) {
     EXPECT_NEAR(free_molecular_plates(2.0, 1.0, 1.0, 2).qx, -s.qx, 1e-15);
 }
 
-// Discrete form: exact invariants, the equilibrium special case, and convergence to the closed form on
-// half-range Gauss-Hermite sets (the set used by the regression case: 12 points, scale sqrt(1.5)).
+// Discrete form: exact invariants, the equilibrium special case, and convergence to the closed form
+// on half-range Gauss-Hermite sets (the set used by the regression case: 12 points, scale
+// sqrt(1.5)).
 TEST(FreeMolecularPlates, DiscreteFormInvariantsAndConvergence) {
     std::vector<double> x, w;
     ugks::half_range_gauss_hermite_1d(12, std::sqrt(1.5), 0.0, x, w);
@@ -201,8 +215,10 @@ TEST(FreeMolecularPlates, DiscreteFormInvariantsAndConvergence) {
     for (std::size_t k = 0; k < x.size(); ++k) {
         const double H1 = std::sqrt(1.0 / kPi) * std::exp(-x[k] * x[k]);
         const double H2 = std::sqrt(1.0 / (2.0 * kPi)) * std::exp(-x[k] * x[k] / 2.0);
-        if (x[k] > 0) f1 += w[k] * x[k] * d.n1 * H1;
-        else f2 -= w[k] * x[k] * d.n2 * H2;
+        if (x[k] > 0)
+            f1 += w[k] * x[k] * d.n1 * H1;
+        else
+            f2 -= w[k] * x[k] * d.n2 * H2;
     }
     EXPECT_NEAR(f1, f2, 1e-15);
     EXPECT_NEAR(d.rho, 1.0, 1e-15);
@@ -229,10 +245,10 @@ TEST(FreeMolecularPlates, DiscreteFormInvariantsAndConvergence) {
     EXPECT_LT(prev, 1e-13);
 }
 
-// A node at u = 0 (Newton-Cotes on a symmetric range) keeps its initial value; the rest still satisfies
-// the discrete flux balance. The jump of h at u = 0 limits Newton-Cotes to first order: the error halves
-// with each doubling (measured: T error 4.0e-2, 2.0e-2, 1.0e-2, 5.0e-3 for 41 .. 321 points), which is
-// why the regression case uses half-range Gauss-Hermite.
+// A node at u = 0 (Newton-Cotes on a symmetric range) keeps its initial value; the rest still
+// satisfies the discrete flux balance. The jump of h at u = 0 limits Newton-Cotes to first order:
+// the error halves with each doubling (measured: T error 4.0e-2, 2.0e-2, 1.0e-2, 5.0e-3 for 41 ..
+// 321 points), which is why the regression case uses half-range Gauss-Hermite.
 TEST(FreeMolecularPlates, DiscreteFormWithZeroNodeConvergesAtFirstOrder) {
     const PlatesState c = free_molecular_plates(1.0, 2.0, 1.0, 2);
     double prev = 0;
@@ -249,18 +265,22 @@ TEST(FreeMolecularPlates, DiscreteFormWithZeroNodeConvergesAtFirstOrder) {
     EXPECT_LT(prev, 6e-3);
 }
 
-// ---- reference data copied for the cavity case ----------------------------------------------------------
+// ---- reference data copied for the cavity case
+// ----------------------------------------------------------
 
 TEST(CavityReference, CopiedDsmcTables) {
-    const auto v = read_table(ugks::test::data_path("reference/cavity2d_kn0.075/vertical_centerline_U_dsmc.dat"));
-    const auto h = read_table(ugks::test::data_path("reference/cavity2d_kn0.075/horizontal_centerline_V_dsmc.dat"));
+    const auto v = read_table(
+        ugks::test::data_path("reference/cavity2d_kn0.075/vertical_centerline_U_dsmc.dat"));
+    const auto h = read_table(
+        ugks::test::data_path("reference/cavity2d_kn0.075/horizontal_centerline_V_dsmc.dat"));
     ASSERT_EQ(v.size(), 60u);  // SOURCE.md: 60 points on x = L/2, Y from 0.050 to 0.950
     ASSERT_EQ(h.size(), 59u);  // 59 points on y = L/2
     EXPECT_NEAR(v.front()[0], 0.050, 1e-3);
     EXPECT_NEAR(v.back()[0], 0.950, 1e-3);
     for (std::size_t i = 1; i < v.size(); ++i) EXPECT_GT(v[i][0], v[i - 1][0]);
     for (std::size_t i = 1; i < h.size(); ++i) EXPECT_GT(h[i][0], h[i - 1][0]);
-    // Physics sanity of the digitized data: return flow below the lid centre, V changes sign near x = 0.5.
+    // Physics sanity of the digitized data: return flow below the lid centre, V changes sign near x
+    // = 0.5.
     double umin = 0;
     for (const auto& p : v) umin = std::min(umin, p[1]);
     EXPECT_LT(umin, -0.13);
@@ -273,12 +293,13 @@ TEST(CavityReference, CopiedDsmcTables) {
     EXPECT_LT(interpolate(hx, hv, 0.55), 0.0);
 }
 
-// Every regression case file (and the full-resolution cavity case) passes the solver's input validation
-// (ugks_solver --check: all keys known and used, mesh patches matched, velocity set valid).
+// Every regression case file (and the full-resolution cavity case) passes the solver's input
+// validation (ugks_solver --check: all keys known and used, mesh patches matched, velocity set
+// valid).
 TEST(RegressionCases, CaseFilesPassTheSolverCheck) {
     std::vector<std::string> files;
-    for (const char* c : {"uniform_flow", "conservation", "sod", "free_molecular", "cavity2d", "normal_shock",
-                          "decomposition"})
+    for (const char* c : {"uniform_flow", "conservation", "sod", "free_molecular", "cavity2d",
+                          "normal_shock", "decomposition"})
         files.push_back(case_file(c));
     files.push_back(std::string(UGKS_SOURCE_DIR) + "/cases/cavity2d_kn0.075/cavity2d_kn0.075.yaml");
     for (const auto& f : files) {

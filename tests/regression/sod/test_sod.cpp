@@ -1,17 +1,18 @@
 // Sod shock tube at Kn = 1e-5 against the exact Riemann solution (issue 3, item 4).
 //
-// Measured quantity: L1 error of the density, sum_i |rho_i - rhobar_i| dx over [0, 1], with rhobar_i the
-// exact cell average (exact_riemann.hpp integrates each smooth piece exactly), at 100 and 200 cells.
-// Measured (CPU solver, order 2, Venkatakrishnan): 6.22e-3 and 3.13e-3 (rate 0.99; 400 and 800 cells:
-// 1.70e-3, 1.20e-3). Literature: second-order limited schemes give 5e-3 to 1e-2 on 100 cells for this
-// problem; a first-order scheme gives ~2e-2. Bounds: 1.3x the measured errors.
-// Rates on the parts of the solution:
+// Measured quantity: L1 error of the density, sum_i |rho_i - rhobar_i| dx over [0, 1], with
+// rhobar_i the exact cell average (exact_riemann.hpp integrates each smooth piece exactly), at 100
+// and 200 cells. Measured (CPU solver, order 2, Venkatakrishnan): 6.22e-3 and 3.13e-3 (rate 0.99;
+// 400 and 800 cells: 1.70e-3, 1.20e-3). Literature: second-order limited schemes give 5e-3 to 1e-2
+// on 100 cells for this problem; a first-order scheme gives ~2e-2. Bounds: 1.3x the measured
+// errors. Rates on the parts of the solution:
 //  - overall ~1 (the contact smears as dx^{2/3}, the shock as dx): bound 0.8;
 //  - star-state plateau left of the contact, [0.50, 0.60] (smooth): measured 2.56; bound 1.8;
-//  - rarefaction interior [0.35, 0.44]: measured 0.92 (0.96 at 400-800 cells, also without limiter and at
-//    CFL 0.1), because the numerical fan is centred at a slightly shifted origin: fitting the exact
-//    solution with an origin shift of ~1.1 dx in x and ~1.4 dx in t removes 90 % of the fan error. This
-//    O(dx) start-up error of a centred rarefaction is expected of second-order schemes; bound 0.8.
+//  - rarefaction interior [0.35, 0.44]: measured 0.92 (0.96 at 400-800 cells, also without limiter
+//    and at CFL 0.1), because the numerical fan is centred at a slightly shifted origin: fitting
+//    the exact solution with an origin shift of ~1.1 dx in x and ~1.4 dx in t removes 90 % of the
+//    fan error. This O(dx) start-up error of a centred rarefaction is expected of second-order
+//    schemes; bound 0.8.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,14 +34,15 @@ struct SodResult {
     bool ok = false;
 };
 
-// L1 errors on [0, 1], on the fan interior [0.35, 0.44] (head at 0.317, tail at 0.476 at t = 0.2) and on
-// the star plateau [0.50, 0.60] (contact at 0.619).
+// L1 errors on [0, 1], on the fan interior [0.35, 0.44] (head at 0.317, tail at 0.476 at t = 0.2)
+// and on the star plateau [0.50, 0.60] (contact at 0.619).
 SodResult run_sod(int cells) {
     SodResult r;
     const SolverRun run =
         run_solver(case_file("sod"), {"mesh.box.cells=[" + std::to_string(cells) + "]"}, "sod");
     EXPECT_TRUE(run_completed(run));
-    if (::testing::Test::HasFatalFailure() || run.code != 0 || summary_steps(run.dir) <= 0) return r;
+    if (::testing::Test::HasFatalFailure() || run.code != 0 || summary_steps(run.dir) <= 0)
+        return r;
     r.t = summary_time(run.dir);
     EXPECT_NEAR(r.t, 0.2, 1e-12) << "end_time";
     const Fields f = read_fields(run.dir);
@@ -56,7 +58,8 @@ SodResult run_sod(int cells) {
         if (xc > 0.50 && xc < 0.60) r.l1_plateau += err;
         mass += f.rho[i] * dx;
         mom += f.rho[i] * f.U[3 * i] * dx;
-        energy += (0.5 * f.rho[i] * f.U[3 * i] * f.U[3 * i] + 1.5 * f.p[i]) * dx;  // p/(gamma-1) = 3p/2
+        energy +=
+            (0.5 * f.rho[i] * f.U[3 * i] * f.U[3 * i] + 1.5 * f.p[i]) * dx;  // p/(gamma-1) = 3p/2
         // p = rho T / 2 in these units.
         EXPECT_NEAR(f.p[i], 0.5 * f.rho[i] * f.T[i], 1e-13) << "cell " << i;
     }
@@ -76,9 +79,12 @@ TEST(Sod, L1DensityErrorFallsWithResolution) {
     ASSERT_TRUE(b.ok);
     ::testing::Test::RecordProperty("l1_100", std::to_string(a.l1));
     ::testing::Test::RecordProperty("l1_200", std::to_string(b.l1));
-    std::printf("Sod L1(rho): 100 cells %.4e, 200 cells %.4e (rate %.2f); fan interior rate %.2f; plateau rate "
-                "%.2f\n", a.l1, b.l1, std::log2(a.l1 / b.l1), std::log2(a.l1_fan / b.l1_fan),
-                std::log2(a.l1_plateau / b.l1_plateau));
+    std::printf(
+        "Sod L1(rho): 100 cells %.4e, 200 cells %.4e (rate %.2f); fan interior rate %.2f; plateau "
+        "rate "
+        "%.2f\n",
+        a.l1, b.l1, std::log2(a.l1 / b.l1), std::log2(a.l1_fan / b.l1_fan),
+        std::log2(a.l1_plateau / b.l1_plateau));
     EXPECT_LT(a.l1, 8.0e-3);
     EXPECT_LT(b.l1, 4.0e-3);
     EXPECT_GT(std::log2(a.l1 / b.l1), 0.8) << "overall rate";

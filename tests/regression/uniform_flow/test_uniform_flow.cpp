@@ -1,13 +1,14 @@
-// Uniform equilibrium flow stays uniform (issue 3, item 2) under every boundary type that admits it:
-// far field at rest and moving, inflow + outflow, diffuse walls (at rest, and moving tangentially with
-// the gas), symmetry planes (at rest, and with flow along the plane).
+// Uniform equilibrium flow stays uniform (issue 3, item 2) under every boundary type that admits
+// it: far field at rest and moving, inflow + outflow, diffuse walls (at rest, and moving
+// tangentially with the gas), symmetry planes (at rest, and with flow along the plane).
 //
-// Why 1e-12: in a uniform state every interior face of one orientation computes the same flux from the
-// same inputs, so each cell's net flux cancels to round-off; the boundary fluxes equal the interior ones up
-// to the exactness of the 12-point Gauss-Hermite rule (polynomials of degree <= 23 times the Maxwellian, and
-// exp(2uU) to ~1e-29), and the diffuse-wall density of a symmetric grid is 1 to round-off. 50 steps of
-// ~1e-16 errors stay far below 1e-12; a sign error, a missing boundary term or a quadrature inconsistency
-// between the macroscopic and the microscopic fluxes shows up at 1e-4 or more.
+// Why 1e-12: in a uniform state every interior face of one orientation computes the same flux from
+// the same inputs, so each cell's net flux cancels to round-off; the boundary fluxes equal the
+// interior ones up to the exactness of the 12-point Gauss-Hermite rule (polynomials of degree <= 23
+// times the Maxwellian, and exp(2uU) to ~1e-29), and the diffuse-wall density of a symmetric grid
+// is 1 to round-off. 50 steps of ~1e-16 errors stay far below 1e-12; a sign error, a missing
+// boundary term or a quadrature inconsistency between the macroscopic and the microscopic fluxes
+// shows up at 1e-4 or more.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,18 +24,21 @@ using namespace ugks::regression;
 struct UniformCase {
     const char* name;
     double Ux, Uy;
-    std::vector<std::string> overrides;  // boundary conditions (the case file has far field at rest)
+    std::vector<std::string>
+        overrides;  // boundary conditions (the case file has far field at rest)
 };
 
 std::string far_field(double Ux, double Uy) {
-    return "{type: far_field, rho: 1.0, T: 1.0, U: [" + std::to_string(Ux) + ", " + std::to_string(Uy) + "]}";
+    return "{type: far_field, rho: 1.0, T: 1.0, U: [" + std::to_string(Ux) + ", " +
+           std::to_string(Uy) + "]}";
 }
 
 void check_uniform(const UniformCase& c) {
     SCOPED_TRACE(c.name);
     std::vector<std::string> ov = c.overrides;
     ov.push_back("initial.U=[" + std::to_string(c.Ux) + ", " + std::to_string(c.Uy) + "]");
-    const SolverRun run = run_solver(case_file("uniform_flow"), ov, std::string("uniform_") + c.name);
+    const SolverRun run =
+        run_solver(case_file("uniform_flow"), ov, std::string("uniform_") + c.name);
     ASSERT_TRUE(run_completed(run, 50));
     EXPECT_GT(summary_time(run.dir), 0.0);
     const Fields f = read_fields(run.dir);
@@ -65,36 +69,47 @@ TEST(UniformFlow, FarFieldAtRest) { check_uniform({"far_field_rest", 0.0, 0.0, {
 
 TEST(UniformFlow, FarFieldMoving) {
     const std::string ff = far_field(0.3, 0.1);
-    check_uniform({"far_field_moving", 0.3, 0.1,
+    check_uniform({"far_field_moving",
+                   0.3,
+                   0.1,
                    {"boundaries.xmin=" + ff, "boundaries.xmax=" + ff, "boundaries.ymin=" + ff,
                     "boundaries.ymax=" + ff}});
 }
 
 TEST(UniformFlow, InflowOutflowMoving) {
     const std::string ff = far_field(0.3, 0.1);
-    check_uniform({"inflow_outflow", 0.3, 0.1,
-                   {"boundaries.xmin=" + ff, "boundaries.ymin=" + ff, "boundaries.xmax={type: outflow}",
-                    "boundaries.ymax={type: outflow}"}});
+    check_uniform({"inflow_outflow",
+                   0.3,
+                   0.1,
+                   {"boundaries.xmin=" + ff, "boundaries.ymin=" + ff,
+                    "boundaries.xmax={type: outflow}", "boundaries.ymax={type: outflow}"}});
 }
 
 TEST(UniformFlow, DiffuseWallsAtRest) {
     const std::string wall = "{type: diffuse_wall, T: 1.0}";
-    check_uniform({"diffuse_walls_rest", 0.0, 0.0,
+    check_uniform({"diffuse_walls_rest",
+                   0.0,
+                   0.0,
                    {"boundaries.xmin=" + wall, "boundaries.xmax=" + wall, "boundaries.ymin=" + wall,
                     "boundaries.ymax=" + wall}});
 }
 
 // Walls y = const moving with the gas along x: the wall Maxwellian is the gas Maxwellian.
 TEST(UniformFlow, DiffuseWallsMovingWithTheGas) {
-    const std::string ff = far_field(0.3, 0.0), wall = "{type: diffuse_wall, T: 1.0, U: [0.3, 0.0]}";
-    check_uniform({"diffuse_walls_moving", 0.3, 0.0,
+    const std::string ff = far_field(0.3, 0.0),
+                      wall = "{type: diffuse_wall, T: 1.0, U: [0.3, 0.0]}";
+    check_uniform({"diffuse_walls_moving",
+                   0.3,
+                   0.0,
                    {"boundaries.xmin=" + ff, "boundaries.xmax=" + ff, "boundaries.ymin=" + wall,
                     "boundaries.ymax=" + wall}});
 }
 
 TEST(UniformFlow, SymmetryAtRest) {
     const std::string sym = "{type: symmetry}";
-    check_uniform({"symmetry_rest", 0.0, 0.0,
+    check_uniform({"symmetry_rest",
+                   0.0,
+                   0.0,
                    {"boundaries.xmin=" + sym, "boundaries.xmax=" + sym, "boundaries.ymin=" + sym,
                     "boundaries.ymax=" + sym}});
 }
@@ -102,7 +117,9 @@ TEST(UniformFlow, SymmetryAtRest) {
 // Flow along the symmetry planes y = const.
 TEST(UniformFlow, SymmetryWithTangentialFlow) {
     const std::string ff = far_field(0.3, 0.0), sym = "{type: symmetry}";
-    check_uniform({"symmetry_tangential", 0.3, 0.0,
+    check_uniform({"symmetry_tangential",
+                   0.3,
+                   0.0,
                    {"boundaries.xmin=" + ff, "boundaries.xmax=" + ff, "boundaries.ymin=" + sym,
                     "boundaries.ymax=" + sym}});
 }
