@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # CPU benchmark: phase-space point updates per second (architecture.md section 9) of the 2D and 3D benchmark
 # cases on this machine's cores. Prints a table and, with --record, appends it to docs/performance.md.
-# Usage: scripts/bench_cpu.sh [--record] [BUILD_DIR]     (default build dir: build/)
+# Usage: scripts/bench_cpu.sh [--record] [BUILD_DIR]
+# Default: configures and builds build-bench/ (Release, -DUGKS_NATIVE=ON: -march=native, tests off).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 record=0
 if [[ "${1:-}" == "--record" ]]; then record=1; shift; fi
-build="${1:-$root/build}"
+build="${1:-}"
+if [[ -z "$build" ]]; then
+  build="$root/build-bench"
+  "$root/scripts/build.sh" "$build" -DUGKS_NATIVE=ON -DUGKS_ENABLE_TESTS=OFF >/dev/null
+fi
 exe="$build/ugks_solver"
 [[ -x "$exe" ]] || { echo "bench_cpu: $exe not built (run scripts/build.sh)" >&2; exit 1; }
 py=/usr/bin/python3
@@ -17,6 +22,7 @@ cores="$(nproc)"
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 flags="$(grep -m1 CMAKE_CXX_FLAGS:STRING "$build/CMakeCache.txt" | cut -d= -f2)"
+if grep -q "UGKS_NATIVE:BOOL=ON" "$build/CMakeCache.txt"; then flags="$flags -march=native (UGKS_NATIVE)"; fi
 btype="$(grep -m1 CMAKE_BUILD_TYPE:STRING "$build/CMakeCache.txt" | cut -d= -f2)"
 table="| case | cells × velocities | threads | steps | PUPS |\n|---|---|---|---|---|\n"
 for case in cavity2d_45 cavity3d_small; do
