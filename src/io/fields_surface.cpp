@@ -22,11 +22,14 @@
 
 #include "ugks/core/error.hpp"
 #include "ugks/core/version.hpp"
+#include "hdf5_common.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/io/surface_io.hpp"
 
 namespace ugks {
 namespace {
+
+using namespace io_detail;
 
 static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 must be three packed doubles");
 static_assert(sizeof(index_t) == sizeof(std::int64_t), "index_t must be int64");
@@ -38,93 +41,7 @@ double norm(const Vec3& a) { return std::sqrt(dot(a, a)); }
 
 // ---- HDF5 handles (as in fields_io.cpp) ------------------------------------------------------
 
-/// Owns one HDF5 identifier; closes it with the matching H5?close.
-class Hid {
-public:
-    using Closer = herr_t (*)(hid_t);
-    Hid() = default;
-    Hid(hid_t id, Closer closer) : m_id(id), m_closer(closer) {}
-    Hid(const Hid&) = delete;
-    Hid& operator=(const Hid&) = delete;
-    Hid(Hid&& o) noexcept : m_id(o.m_id), m_closer(o.m_closer) { o.m_id = -1; }
-    Hid& operator=(Hid&& o) noexcept {
-        if (this != &o) {
-            close();
-            m_id = o.m_id;
-            m_closer = o.m_closer;
-            o.m_id = -1;
-        }
-        return *this;
-    }
-    ~Hid() { close(); }
-    hid_t get() const { return m_id; }
-    bool valid() const { return m_id >= 0; }
-    herr_t close() {
-        herr_t status = 0;
-        if (m_id >= 0 && m_closer) status = m_closer(m_id);
-        m_id = -1;
-        return status;
-    }
-
-private:
-    hid_t m_id = -1;
-    Closer m_closer = nullptr;
-};
-
-/// Silences HDF5's automatic error-stack printing while alive (failures become InputErrors).
-class QuietHdf5 {
-public:
-    QuietHdf5() {
-        H5Eget_auto2(H5E_DEFAULT, &m_func, &m_data);
-        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    }
-    ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, m_func, m_data); }
-    QuietHdf5(const QuietHdf5&) = delete;
-    QuietHdf5& operator=(const QuietHdf5&) = delete;
-
-private:
-    H5E_auto2_t m_func = nullptr;
-    void* m_data = nullptr;
-};
-
 // ---- MPI helpers -----------------------------------------------------------------------------
-
-bool all_ok(MPI_Comm comm, bool ok) {
-    int local = ok ? 1 : 0;
-    int global = 0;
-    MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MIN, comm);
-    return global == 1;
-}
-
-void bcast_string(std::string& s, MPI_Comm comm) {
-    unsigned long long len = s.size();
-    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
-    s.resize(len);
-    for (unsigned long long off = 0; off < len;) {
-        const int chunk = static_cast<int>(std::min<unsigned long long>(len - off, 1u << 30));
-        MPI_Bcast(s.data() + off, chunk, MPI_CHAR, 0, comm);
-        off += static_cast<unsigned long long>(chunk);
-    }
-}
-
-/// Rank 0 runs `body` (which may throw InputError); every rank then continues or throws the same
-/// InputError.
-template <class F>
-void on_root_then_agree(MPI_Comm comm, F&& body) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    std::string error;
-    if (rank == 0) {
-        try {
-            body();
-        } catch (const InputError& e) {
-            error = e.what();
-            if (error.empty()) error = "unknown error";
-        }
-    }
-    bcast_string(error, comm);
-    if (!error.empty()) throw InputError(error);
-}
 
 /// Contiguous blocks of [0, n) over `parts` ranks (the first n % parts one row longer).
 struct BlockLayout {
@@ -500,32 +417,6 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
 
 // ---- XDMF and CSV --------------------------------------------------------------------------
 
-std::string xml_escape(const std::string& s) {
-    std::string out;
-    for (char ch : s) {
-        switch (ch) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&apos;";
-                break;
-            default:
-                out += ch;
-        }
-    }
-    return out;
-}
-
 void data_item(std::ostream& os, const std::string& dims, const char* number_type,
                const std::string& h5_name, const std::string& dataset) {
     os << "        <DataItem Dimensions=\"" << dims << "\" NumberType=\"" << number_type
@@ -627,23 +518,6 @@ std::string make_csv(const SurfaceData& s, const Meta& meta) {
         out += "\n";
     }
     return out;
-}
-
-void write_text_atomically(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) UGKS_INPUT_ERROR("output file '" << path << "': cannot create '" << tmp << "'");
-        out << text;
-        out.close();
-        if (!out) UGKS_INPUT_ERROR("output file '" << path << "': writing '" << tmp << "' failed");
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        UGKS_INPUT_ERROR("output file '" << path << "': cannot rename '" << tmp << "' to it");
-    }
 }
 
 void check_parent_directory(const std::string& path) {
