@@ -10,7 +10,8 @@
 namespace ugks {
 
 void parse_case_sections(Config& cfg, CaseSetup& s) {
-    const std::string stem = cfg.file().empty() ? "case" : std::filesystem::path(cfg.file()).stem().string();
+    const std::string stem =
+        cfg.file().empty() ? "case" : std::filesystem::path(cfg.file()).stem().string();
     s.name = cfg.get_or<std::string>("name", stem);
     s.mode = cfg.get_enum_or("mode", {"ugks", "overset"}, "ugks");
     if (s.mode == "overset")
@@ -53,8 +54,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     cfg.check_range("numerics.order", s.numerics.order, 1, 2);
     s.numerics.cfl = cfg.get_or<double>("numerics.cfl", s.numerics.order == 1 ? 0.8 : 0.5);
     cfg.check_range("numerics.cfl", s.numerics.cfl, 0.0, 1.0, true, false);
-    s.numerics.limiter =
-        cfg.get_enum_or("numerics.limiter", {"venkatakrishnan", "barth_jespersen", "none"}, "venkatakrishnan");
+    s.numerics.limiter = cfg.get_enum_or(
+        "numerics.limiter", {"venkatakrishnan", "barth_jespersen", "none"}, "venkatakrishnan");
     if (s.numerics.limiter == "venkatakrishnan") {
         s.numerics.venkatakrishnan_k = cfg.get_or<double>("numerics.venkatakrishnan_k", 1.0);
         cfg.check_range("numerics.venkatakrishnan_k", s.numerics.venkatakrishnan_k, 0.0, 1e6);
@@ -72,7 +73,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     cfg.check_range("parallel.velocity_ranks", s.parallel.velocity_ranks, 1, 1 << 20);
     s.parallel.block_size = cfg.get_or<int>("parallel.block_size", 64);
     cfg.check_range("parallel.block_size", s.parallel.block_size, 1, 1024);
-    s.parallel.halo = cfg.get_enum_or("parallel.halo", {"staged", "cuda_aware", "nccl", "auto"}, "auto");
+    s.parallel.halo =
+        cfg.get_enum_or("parallel.halo", {"staged", "cuda_aware", "nccl", "auto"}, "auto");
 
     s.output.directory = cfg.get_or<std::string>("output.directory", "output");
     if (s.output.directory.empty()) cfg.fail("output.directory", "must not be empty");
@@ -92,7 +94,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
         pl.points = cfg.get_or<int>(b + ".points", 101);
         cfg.check_range(b + ".points", pl.points, 2, 1e7);
         for (const auto& other : s.output.probes)
-            if (other.name == pl.name) cfg.fail(b + ".name", "duplicate probe name '" + pl.name + "'");
+            if (other.name == pl.name)
+                cfg.fail(b + ".name", "duplicate probe name '" + pl.name + "'");
         s.output.probes.push_back(pl);
     }
 
@@ -119,7 +122,8 @@ InitialState initial_state_at(const CaseSetup& s, const Vec3& x) {
 double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasModel& gas,
                           const InitialState& st, double cfl) {
     const double c = std::sqrt(gas.gamma() * st.T / 2.0);
-    double umax_axis[3] = {0, 0, 0};  // max_k |u_k . n| <= sum_d max|u_d| |n_d| (equal on tensor grids)
+    double umax_axis[3] = {0, 0,
+                           0};  // max_k |u_k . n| <= sum_d max|u_d| |n_d| (equal on tensor grids)
     for (const auto& u : vel.u)
         for (int d = 0; d < 3; ++d) umax_axis[d] = std::max(umax_axis[d], std::abs(u[d]));
     double min_ratio = HUGE_VAL;
@@ -128,7 +132,8 @@ double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasMo
         for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
             const index_t f = mesh.cell_faces[k];
             const Vec3& n = mesh.face_normal[f];
-            double umax = umax_axis[0] * std::abs(n[0]) + umax_axis[1] * std::abs(n[1]) + umax_axis[2] * std::abs(n[2]);
+            double umax = umax_axis[0] * std::abs(n[0]) + umax_axis[1] * std::abs(n[1]) +
+                          umax_axis[2] * std::abs(n[2]);
             const double Un = std::abs(st.U[0] * n[0] + st.U[1] * n[1] + st.U[2] * n[2]);
             sum += mesh.face_area[f] * std::max(umax, Un + c);
         }
@@ -137,15 +142,19 @@ double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasMo
     return cfl * min_ratio;
 }
 
-MemoryEstimate estimate_memory(index_t cells, index_t faces, index_t vels, int B, int dim, bool store_b) {
+MemoryEstimate estimate_memory(index_t cells, index_t faces, index_t vels, int B, int dim,
+                               bool store_b) {
     MemoryEstimate m;
     const double nd = store_b ? 2.0 : 1.0;
     m.distributions = 8.0 * static_cast<double>(cells) * static_cast<double>(vels) * nd;
-    // W, W^{n+1}, q, tau, gradients of W (5 x dim), per-face precomputed state (~40 doubles), accumulators
+    // W, W^{n+1}, q, tau, gradients of W (5 x dim), per-face precomputed state (~40 doubles),
+    // accumulators
     m.macroscopic = 8.0 * (static_cast<double>(cells) * (5 + 5 + 3 + 1 + 5.0 * dim + 17) +
                            static_cast<double>(faces) * (40 + 5));
-    // one block: gradients (dim per velocity), face flux cache, halo buffers ~ f and grad f of the block
-    m.block_working_set = 8.0 * B * nd * (static_cast<double>(cells) * dim + static_cast<double>(faces)) * 2.0;
+    // one block: gradients (dim per velocity), face flux cache, halo buffers ~ f and grad f of the
+    // block
+    m.block_working_set =
+        8.0 * B * nd * (static_cast<double>(cells) * dim + static_cast<double>(faces)) * 2.0;
     return m;
 }
 

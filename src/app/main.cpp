@@ -1,7 +1,7 @@
 // ugks_solver: command-line entry point. See docs/usage.md for the contract.
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "ugks/app/run_case.hpp"
@@ -17,19 +17,23 @@ int main(int argc, char** argv) {
 
     ugks::CommandLine cl;
     bool version = false;
-    CLI::App app{"ugks_solver: unified gas-kinetic scheme solver for rarefied to continuum gas flows.\n"
-                 "Run with mpirun/srun; exit codes: 0 success, 2 bad input, 3 numerical failure, "
-                 "4 stopped by a signal after a checkpoint, 1 other failure.",
-                 "ugks_solver"};
+    CLI::App app{
+        "ugks_solver: unified gas-kinetic scheme solver for rarefied to continuum gas flows.\n"
+        "Run with mpirun/srun; exit codes: 0 success, 2 bad input, 3 numerical failure, "
+        "4 stopped by a signal after a checkpoint, 1 other failure.",
+        "ugks_solver"};
     app.add_option("case", cl.case_file, "YAML case file")->type_name("CASE.yaml");
-    app.add_option("--set", cl.overrides, "override a case-file key, e.g. --set time.steps=100 (repeatable)")
+    app.add_option("--set", cl.overrides,
+                   "override a case-file key, e.g. --set time.steps=100 (repeatable)")
         ->type_name("KEY.PATH=VALUE")
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    app.add_option("--restart", cl.restart, "restart from a checkpoint file, or 'latest'")->type_name("FILE");
-    app.add_flag("--check", cl.check,
-                 "validate the case and mesh, print the decomposition, memory and time-step estimates; "
-                 "write nothing");
+    app.add_option("--restart", cl.restart, "restart from a checkpoint file, or 'latest'")
+        ->type_name("FILE");
+    app.add_flag(
+        "--check", cl.check,
+        "validate the case and mesh, print the decomposition, memory and time-step estimates; "
+        "write nothing");
     app.add_flag("--quiet", cl.quiet, "print only warnings and errors");
     app.add_flag("--version", version, "print the version and build information");
 
@@ -51,7 +55,9 @@ int main(int argc, char** argv) {
     }
     if (cl.case_file.empty()) {
         if (rank == 0)
-            std::fprintf(stderr, "ugks_solver: error: missing the case file argument (CASE.yaml); see --help\n");
+            std::fprintf(
+                stderr,
+                "ugks_solver: error: missing the case file argument (CASE.yaml); see --help\n");
         MPI_Finalize();
         return ugks::kExitInput;
     }

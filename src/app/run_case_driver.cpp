@@ -1,11 +1,11 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "ugks/app/case_setup.hpp"
@@ -37,7 +37,8 @@ std::string human_bytes(double b) {
     return fmt::format("{:.2f} {}", b, unit[u]);
 }
 
-/// Sample cell fields along probe lines: nearest owned cell centroid, then the global nearest over comm.
+/// Sample cell fields along probe lines: nearest owned cell centroid, then the global nearest over
+/// comm.
 void write_probes(const OutputConfig& out, const std::string& dir, const LocalMesh& local,
                   const std::vector<CellField>& fields, MPI_Comm comm) {
     int rank = 0;
@@ -46,7 +47,8 @@ void write_probes(const OutputConfig& out, const std::string& dir, const LocalMe
         const auto pts = probe_points(probe.from, probe.to, probe.points);
         std::vector<std::string> cols{"x", "y", "z", "cell"};
         for (const auto& f : fields) {
-            if (f.width == 1) cols.push_back(f.name);
+            if (f.width == 1)
+                cols.push_back(f.name);
             else
                 for (int k = 0; k < f.width; ++k) cols.push_back(f.name + "_" + std::to_string(k));
         }
@@ -83,8 +85,8 @@ void write_probes(const OutputConfig& out, const std::string& dir, const LocalMe
     }
 }
 
-/// Reference state of the surface coefficients: the first far-field/inflow condition, else the initial
-/// state; when its speed is zero the dynamic pressure uses the fastest wall (lid) speed.
+/// Reference state of the surface coefficients: the first far-field/inflow condition, else the
+/// initial state; when its speed is zero the dynamic pressure uses the fastest wall (lid) speed.
 SurfaceReference surface_reference(const CaseSetup& s) {
     SurfaceReference ref;
     ref.rho_inf = s.initial.rho;
@@ -106,7 +108,8 @@ SurfaceReference surface_reference(const CaseSetup& s) {
 }
 
 /// The owned diffuse-wall faces with their time-averaged fluxes of the last step.
-std::vector<SurfaceFace> wall_faces(const UgksSolver& solver, const LocalMesh& local, const CaseSetup& s) {
+std::vector<SurfaceFace> wall_faces(const UgksSolver& solver, const LocalMesh& local,
+                                    const CaseSetup& s) {
     std::vector<SurfaceFace> out;
     for (const auto& wd : solver.wall_data()) {
         const index_t f = wd.local_face;
@@ -148,21 +151,24 @@ int run_case(const CommandLine& cl) {
     LocalMesh local;
     int code = kExitSuccess;
     try {
-        // Phase 1: case file, mesh, velocity space. Every rank reads the same inputs, so errors agree; the
-        // collective check below also covers errors seen by only some ranks (e.g. a file system hiccup).
+        // Phase 1: case file, mesh, velocity space. Every rank reads the same inputs, so errors
+        // agree; the collective check below also covers errors seen by only some ranks (e.g. a file
+        // system hiccup).
         timers().start("setup");
         run_collective(world, [&] {
             if (!cl.restart.empty())
-                UGKS_INPUT_ERROR("--restart " << cl.restart
-                                              << ": checkpoint/restart is not available in this version");
+                UGKS_INPUT_ERROR("--restart "
+                                 << cl.restart
+                                 << ": checkpoint/restart is not available in this version");
             cfg = Config::from_file(cl.case_file);
             for (const auto& o : cl.overrides) cfg.apply_override(o);
             parse_case_sections(cfg, setup);
             mesh = load_mesh(setup.mesh_config);
             parse_velocity_section(cfg, setup, mesh.dim);
             vel = build_velocity_grid(setup.velocity_config);
-            const std::string mesh_source =
-                setup.mesh_config.source == "box" ? std::string("box mesh") : setup.mesh_config.file;
+            const std::string mesh_source = setup.mesh_config.source == "box"
+                                                ? std::string("box mesh")
+                                                : setup.mesh_config.file;
             const auto mirrors = check_boundaries(setup.boundaries, mesh, cfg, mesh_source);
             cfg.check_unused();
             if (world_size % setup.parallel.velocity_ranks != 0)
@@ -171,10 +177,12 @@ int run_case(const CommandLine& cl) {
                                      setup.parallel.velocity_ranks, world_size));
             const int P_x = world_size / setup.parallel.velocity_ranks;
             if (P_x > mesh.n_cells())
-                UGKS_INPUT_ERROR(fmt::format("{} physical-space ranks (MPI ranks / parallel.velocity_ranks) "
-                                             "exceed the {} cells of the mesh",
-                                             P_x, mesh.n_cells()));
-            blocks = make_velocity_blocks(vel, setup.parallel.block_size, setup.parallel.velocity_ranks, mirrors);
+                UGKS_INPUT_ERROR(
+                    fmt::format("{} physical-space ranks (MPI ranks / parallel.velocity_ranks) "
+                                "exceed the {} cells of the mesh",
+                                P_x, mesh.n_cells()));
+            blocks = make_velocity_blocks(vel, setup.parallel.block_size,
+                                          setup.parallel.velocity_ranks, mirrors);
         });
 
         // Phase 2: decomposition, device binding, partition and local meshes.
@@ -186,10 +194,11 @@ int run_case(const CommandLine& cl) {
         });
         timers().stop("setup");
 
-        log::info("ugks_solver {} (commit {}, backend {}, {} build)", version_string, git_commit, backend_name,
-                  build_type);
+        log::info("ugks_solver {} (commit {}, backend {}, {} build)", version_string, git_commit,
+                  backend_name, build_type);
         log::info("case '{}' from {}", setup.name, cl.case_file);
-        log::info("---- resolved configuration ----\n{}\n--------------------------------", cfg.resolved_yaml());
+        log::info("---- resolved configuration ----\n{}\n--------------------------------",
+                  cfg.resolved_yaml());
         const std::string map = rank_map(layout);
         log::info("rank map (world rank, host, local rank, device, p, q):\n{}", map);
 
@@ -198,8 +207,9 @@ int run_case(const CommandLine& cl) {
         blocks.range(layout.q, first, count);
         const index_t local_vel = static_cast<index_t>(count) * blocks.block_size;
         const bool store_b = vel.dim < 3 || setup.gas.K_int > 0;
-        const MemoryEstimate mem = estimate_memory(local.n_owned + local.n_ghost, local.mesh.n_faces(), local_vel,
-                                                   blocks.block_size, mesh.dim, store_b);
+        const MemoryEstimate mem =
+            estimate_memory(local.n_owned + local.n_ghost, local.mesh.n_faces(), local_vel,
+                            blocks.block_size, mesh.dim, store_b);
         double mem_max = mem.total(), mem_sum = mem.total();
         MPI_Allreduce(MPI_IN_PLACE, &mem_max, 1, MPI_DOUBLE, MPI_MAX, world);
         MPI_Allreduce(MPI_IN_PLACE, &mem_sum, 1, MPI_DOUBLE, MPI_SUM, world);
@@ -208,45 +218,57 @@ int run_case(const CommandLine& cl) {
         MPI_Allreduce(MPI_IN_PLACE, &owned_min, 1, MPI_LONG, MPI_MIN, world);
         MPI_Allreduce(MPI_IN_PLACE, &owned_max, 1, MPI_LONG, MPI_MAX, world);
         MPI_Allreduce(MPI_IN_PLACE, &ghost_max, 1, MPI_LONG, MPI_MAX, world);
-        const double dt = estimate_time_step(mesh, vel, setup.gas, setup.initial, setup.numerics.cfl);
+        const double dt =
+            estimate_time_step(mesh, vel, setup.gas, setup.initial, setup.numerics.cfl);
         std::size_t dev_free = 0, dev_total = 0;
         device::memory_info(dev_free, dev_total);
-        log::info("mesh: {}D, {} cells, {} faces, {} nodes, patches: {}", mesh.dim, mesh.n_cells(), mesh.n_faces(),
-                  mesh.n_nodes(), fmt::join(mesh.patch_names, ", "));
-        log::info("velocity space: {} ({}D), {} points, block size B_v = {}, {} blocks ({} padded slots)",
-                  vel.kind, vel.dim, vel.size(), blocks.block_size, blocks.n_blocks,
-                  static_cast<index_t>(blocks.n_blocks) * blocks.block_size - vel.size());
-        log::info("decomposition: {} ranks = P_x {} x P_v {}; owned cells per rank {}..{}, ghosts up to {}; "
-                  "velocity blocks per rank {}..{}",
-                  world_size, layout.P_x, layout.P_v, owned_min, owned_max, ghost_max,
-                  blocks.n_blocks / layout.P_v, (blocks.n_blocks + layout.P_v - 1) / layout.P_v);
-        log::info("memory estimate per rank: max {} (distributions {}, macroscopic {}, block working set {} on "
-                  "rank 0); all ranks {}; memory of {}: {}",
-                  human_bytes(mem_max), human_bytes(mem.distributions), human_bytes(mem.macroscopic),
-                  human_bytes(mem.block_working_set), human_bytes(mem_sum), device::device_name(),
-                  human_bytes(static_cast<double>(dev_total)));
-        log::info("gas: Kn = {} ({}), mu_ref = {:.6g}, omega = {}, Pr = {:.6g}, K_int = {}, gamma = {:.6g}",
-                  setup.gas.Kn, setup.gas.kn_definition, setup.gas.mu_ref, setup.gas.omega, setup.gas.Pr,
-                  setup.gas.K_int, setup.gas.gamma());
+        log::info("mesh: {}D, {} cells, {} faces, {} nodes, patches: {}", mesh.dim, mesh.n_cells(),
+                  mesh.n_faces(), mesh.n_nodes(), fmt::join(mesh.patch_names, ", "));
+        log::info(
+            "velocity space: {} ({}D), {} points, block size B_v = {}, {} blocks ({} padded slots)",
+            vel.kind, vel.dim, vel.size(), blocks.block_size, blocks.n_blocks,
+            static_cast<index_t>(blocks.n_blocks) * blocks.block_size - vel.size());
+        log::info(
+            "decomposition: {} ranks = P_x {} x P_v {}; owned cells per rank {}..{}, ghosts up to "
+            "{}; "
+            "velocity blocks per rank {}..{}",
+            world_size, layout.P_x, layout.P_v, owned_min, owned_max, ghost_max,
+            blocks.n_blocks / layout.P_v, (blocks.n_blocks + layout.P_v - 1) / layout.P_v);
+        log::info(
+            "memory estimate per rank: max {} (distributions {}, macroscopic {}, block working set "
+            "{} on "
+            "rank 0); all ranks {}; memory of {}: {}",
+            human_bytes(mem_max), human_bytes(mem.distributions), human_bytes(mem.macroscopic),
+            human_bytes(mem.block_working_set), human_bytes(mem_sum), device::device_name(),
+            human_bytes(static_cast<double>(dev_total)));
+        log::info(
+            "gas: Kn = {} ({}), mu_ref = {:.6g}, omega = {}, Pr = {:.6g}, K_int = {}, gamma = "
+            "{:.6g}",
+            setup.gas.Kn, setup.gas.kn_definition, setup.gas.mu_ref, setup.gas.omega, setup.gas.Pr,
+            setup.gas.K_int, setup.gas.gamma());
         log::info("{}", describe_reference(setup.gas));
-        log::info("time step estimate (initial state, CFL {}): dt = {:.6e}", setup.numerics.cfl, dt);
+        log::info("time step estimate (initial state, CFL {}): dt = {:.6e}", setup.numerics.cfl,
+                  dt);
         if (mem_max > static_cast<double>(dev_total) && dev_total > 0)
-            log::error("warning: the memory estimate per rank ({}) exceeds the memory of the device ({})",
-                       human_bytes(mem_max), human_bytes(static_cast<double>(dev_total)));
+            log::error(
+                "warning: the memory estimate per rank ({}) exceeds the memory of the device ({})",
+                human_bytes(mem_max), human_bytes(static_cast<double>(dev_total)));
         if (cl.check) {
             log::info("check passed: nothing written");
             free_layout(layout);
             return kExitSuccess;
         }
 
-        // Phase 3: outputs. Only the velocity group q = 0 writes fields (W is replicated over comm_v).
+        // Phase 3: outputs. Only the velocity group q = 0 writes fields (W is replicated over
+        // comm_v).
         const std::string dir = setup.output.directory;
         run_collective(world, [&] {
             if (world_rank == 0) {
                 std::error_code ec;
                 std::filesystem::create_directories(dir, ec);
                 if (ec || !std::filesystem::is_directory(dir))
-                    cfg.fail("output.directory", "cannot create directory '" + dir + "': " + ec.message());
+                    cfg.fail("output.directory",
+                             "cannot create directory '" + dir + "': " + ec.message());
             }
         });
         // Phase 4: the time loop.
@@ -257,14 +279,15 @@ int run_case(const CommandLine& cl) {
             const auto fields = solver.fields();
             run_collective(world, [&] {
                 if (layout.q == 0)
-                    write_fields(dir + "/" + name, layout.comm_x, mesh, local, fields, cfg.resolved_yaml(),
-                                 solver.step_count(), solver.time());
+                    write_fields(dir + "/" + name, layout.comm_x, mesh, local, fields,
+                                 cfg.resolved_yaml(), solver.step_count(), solver.time());
             });
         };
         CsvWriter hist;
         if (world_rank == 0)
-            hist = CsvWriter(dir + "/history.csv", {"step", "time", "dt", "res_rho", "res_rhoU", "res_rhoE",
-                                                    "wall_time", "wall_Fx", "wall_Fy", "wall_Fz", "wall_heat"});
+            hist = CsvWriter(dir + "/history.csv",
+                             {"step", "time", "dt", "res_rho", "res_rhoU", "res_rhoE", "wall_time",
+                              "wall_Fx", "wall_Fy", "wall_Fz", "wall_heat"});
         std::vector<std::string> wall_patches;
         for (const auto& bc : setup.boundaries)
             if (bc.type == "diffuse_wall") wall_patches.push_back(bc.patch);
@@ -282,7 +305,8 @@ int run_case(const CommandLine& cl) {
             }
             last = r;
             ++steps_done;
-            const double wall_now = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+            const double wall_now =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
             double wall_sum[4] = {0, 0, 0, 0};  // force on the diffuse walls and heat load
             for (const auto& sf : wall_faces(solver, local, setup)) {
                 for (int d = 0; d < 3; ++d) wall_sum[d] += sf.P[d] * sf.area;
@@ -290,22 +314,26 @@ int run_case(const CommandLine& cl) {
             }
             MPI_Allreduce(MPI_IN_PLACE, wall_sum, 4, MPI_DOUBLE, MPI_SUM, layout.comm_x);
             if (world_rank == 0)
-                hist.row({static_cast<double>(solver.step_count()), solver.time(), r.dt, r.residual[0],
-                          r.residual[1], r.residual[2], wall_now, wall_sum[0], wall_sum[1], wall_sum[2],
-                          wall_sum[3]});
-            if (!cl.quiet && world_rank == 0 && (solver.step_count() % 100 == 0 || solver.step_count() == 1))
-                log::info("step {:8d}  t = {:.6e}  dt = {:.3e}  residuals {:.3e} {:.3e} {:.3e}", solver.step_count(),
-                          solver.time(), r.dt, r.residual[0], r.residual[1], r.residual[2]);
+                hist.row({static_cast<double>(solver.step_count()), solver.time(), r.dt,
+                          r.residual[0], r.residual[1], r.residual[2], wall_now, wall_sum[0],
+                          wall_sum[1], wall_sum[2], wall_sum[3]});
+            if (!cl.quiet && world_rank == 0 &&
+                (solver.step_count() % 100 == 0 || solver.step_count() == 1))
+                log::info("step {:8d}  t = {:.6e}  dt = {:.3e}  residuals {:.3e} {:.3e} {:.3e}",
+                          solver.step_count(), solver.time(), r.dt, r.residual[0], r.residual[1],
+                          r.residual[2]);
             if (setup.output.every > 0 && solver.step_count() % setup.output.every == 0)
                 write_fields_file(fmt::format("fields_{:06d}.h5", solver.step_count()));
             if (setup.time.steady_tolerance > 0 &&
-                std::max({r.residual[0], r.residual[1], r.residual[2]}) < setup.time.steady_tolerance) {
-                log::info("steady state reached at step {} (residuals below {})", solver.step_count(),
-                          setup.time.steady_tolerance);
+                std::max({r.residual[0], r.residual[1], r.residual[2]}) <
+                    setup.time.steady_tolerance) {
+                log::info("steady state reached at step {} (residuals below {})",
+                          solver.step_count(), setup.time.steady_tolerance);
                 break;
             }
         }
-        const double loop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_loop).count();
+        const double loop_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t_loop).count();
         write_fields_file("fields_final.h5");
         {
             const auto fields = solver.fields();
@@ -319,40 +347,53 @@ int run_case(const CommandLine& cl) {
             run_collective(world, [&] {
                 ScopedTimer t("io");
                 if (layout.q == 0)
-                    stot = write_surface(dir + "/surface_final.h5", dir + "/surface_final.csv", layout.comm_x, mesh,
-                                         faces, wall_patches, sref, cfg.resolved_yaml(), solver.step_count(),
-                                         solver.time());
+                    stot = write_surface(dir + "/surface_final.h5", dir + "/surface_final.csv",
+                                         layout.comm_x, mesh, faces, wall_patches, sref,
+                                         cfg.resolved_yaml(), solver.step_count(), solver.time());
             });
         }
-        if (!failure.empty()) throw NumericalError(failure + " (fields_final.h5 holds the last good state)");
+        if (!failure.empty())
+            throw NumericalError(failure + " (fields_final.h5 holds the last good state)");
         timers().stop("total");
         const auto stats = timers().reduce(world);
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
         if (world_rank == 0) {
             nlohmann::json j;
             j["case"] = setup.name;
             j["case_file"] = cl.case_file;
-            j["build"] = {{"version", version_string}, {"commit", git_commit}, {"backend", backend_name},
-                          {"precision", "double"}, {"build_type", build_type}};
-            j["decomposition"] = {{"ranks", world_size}, {"P_x", layout.P_x}, {"P_v", layout.P_v},
-                                  {"B_v", blocks.block_size}, {"velocity_blocks", blocks.n_blocks}};
+            j["build"] = {{"version", version_string},
+                          {"commit", git_commit},
+                          {"backend", backend_name},
+                          {"precision", "double"},
+                          {"build_type", build_type}};
+            j["decomposition"] = {{"ranks", world_size},
+                                  {"P_x", layout.P_x},
+                                  {"P_v", layout.P_v},
+                                  {"B_v", blocks.block_size},
+                                  {"velocity_blocks", blocks.n_blocks}};
             j["mesh"] = {{"dim", mesh.dim}, {"cells", mesh.n_cells()}, {"faces", mesh.n_faces()}};
             j["velocity"] = {{"type", vel.kind}, {"dim", vel.dim}, {"points", vel.size()}};
             j["steps"] = solver.step_count();
             j["time"] = solver.time();
             j["dt_estimate"] = dt;
-            j["final_residuals"] = {{"rho", last.residual[0]}, {"rhoU", last.residual[1]},
-                                    {"rhoE", last.residual[2]}};
-            j["memory_per_rank_bytes"] = {{"estimate_max", mem_max},
-                                          {"device_arrays_peak", static_cast<double>(memory_tally().peak)}};
+            j["final_residuals"] = {
+                {"rho", last.residual[0]}, {"rhoU", last.residual[1]}, {"rhoE", last.residual[2]}};
+            j["memory_per_rank_bytes"] = {
+                {"estimate_max", mem_max},
+                {"device_arrays_peak", static_cast<double>(memory_tally().peak)}};
             nlohmann::json tj = nlohmann::json::object();
-            for (const auto& s : stats) tj[s.category] = {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
+            for (const auto& s : stats)
+                tj[s.category] = {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
             j["wall_time_s"] = tj;
             j["wall_time_total_s"] = wall;
-            j["walls"] = {{"force", {stot.force[0], stot.force[1], stot.force[2]}}, {"heat", stot.heat},
-                          {"CD", stot.CD}, {"CL", stot.CL}};
+            j["walls"] = {{"force", {stot.force[0], stot.force[1], stot.force[2]}},
+                          {"heat", stot.heat},
+                          {"CD", stot.CD},
+                          {"CL", stot.CL}};
             j["phase_space_point_updates_per_s"] =
-                loop_s > 0 ? static_cast<double>(mesh.n_cells()) * static_cast<double>(vel.size()) * steps_done / loop_s
+                loop_s > 0 ? static_cast<double>(mesh.n_cells()) * static_cast<double>(vel.size()) *
+                                 steps_done / loop_s
                            : 0.0;
             write_json(dir + "/summary.json", j);
         }
@@ -374,7 +415,8 @@ int run_case(const CommandLine& cl) {
         log::error("ugks_solver: error: {}", e.what());
         code = kExitFailure;
     }
-    // Every rank leaves together, after rank 0 has written summary.json (callers may read it at once).
+    // Every rank leaves together, after rank 0 has written summary.json (callers may read it at
+    // once).
     MPI_Barrier(world);
     return code;
 }

@@ -17,10 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "hdf5_common.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/version.hpp"
-
-#include "hdf5_common.hpp"
 
 namespace ugks {
 namespace {

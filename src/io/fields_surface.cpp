@@ -20,9 +20,9 @@
 #include <utility>
 #include <vector>
 
+#include "hdf5_common.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/version.hpp"
-#include "hdf5_common.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/io/surface_io.hpp"
 

@@ -39,15 +39,24 @@ struct LinearType {
 // TETRA_4, PYRA_5, PENTA_6, HEXA_8 list corners the same way as Gmsh types 1, 2, 3, 4, 7, 6, 5).
 LinearType linear_type(ElementType t) {
     switch (t) {
-        case CGNS_ENUMV(NODE): return {true, CellType::Segment, 0, 1};  // a 1D boundary point
-        case CGNS_ENUMV(BAR_2): return {true, CellType::Segment, 1, 2};
-        case CGNS_ENUMV(TRI_3): return {true, CellType::Triangle, 2, 3};
-        case CGNS_ENUMV(QUAD_4): return {true, CellType::Quad, 2, 4};
-        case CGNS_ENUMV(TETRA_4): return {true, CellType::Tetra, 3, 4};
-        case CGNS_ENUMV(PYRA_5): return {true, CellType::Pyramid, 3, 5};
-        case CGNS_ENUMV(PENTA_6): return {true, CellType::Prism, 3, 6};
-        case CGNS_ENUMV(HEXA_8): return {true, CellType::Hexa, 3, 8};
-        default: return {};
+        case CGNS_ENUMV(NODE):
+            return {true, CellType::Segment, 0, 1};  // a 1D boundary point
+        case CGNS_ENUMV(BAR_2):
+            return {true, CellType::Segment, 1, 2};
+        case CGNS_ENUMV(TRI_3):
+            return {true, CellType::Triangle, 2, 3};
+        case CGNS_ENUMV(QUAD_4):
+            return {true, CellType::Quad, 2, 4};
+        case CGNS_ENUMV(TETRA_4):
+            return {true, CellType::Tetra, 3, 4};
+        case CGNS_ENUMV(PYRA_5):
+            return {true, CellType::Pyramid, 3, 5};
+        case CGNS_ENUMV(PENTA_6):
+            return {true, CellType::Prism, 3, 6};
+        case CGNS_ENUMV(HEXA_8):
+            return {true, CellType::Hexa, 3, 8};
+        default:
+            return {};
     }
 }
 

@@ -31,43 +31,80 @@ struct GmshType {
 // Element types of gmsh/src/common/GmshDefines.h that appear in practice (orders 1..5).
 GmshType gmsh_type(int type) {
     switch (type) {
-        case 1: return {1, 2, "line2"};
-        case 2: return {2, 3, "tri3"};
-        case 3: return {2, 4, "quad4"};
-        case 4: return {3, 4, "tet4"};
-        case 5: return {3, 8, "hex8"};
-        case 6: return {3, 6, "prism6"};
-        case 7: return {3, 5, "pyramid5"};
-        case 8: return {1, 3, "line3"};
-        case 9: return {2, 6, "tri6"};
-        case 10: return {2, 9, "quad9"};
-        case 11: return {3, 10, "tet10"};
-        case 12: return {3, 27, "hex27"};
-        case 13: return {3, 18, "prism18"};
-        case 14: return {3, 14, "pyramid14"};
-        case 15: return {0, 1, "point"};
-        case 16: return {2, 8, "quad8"};
-        case 17: return {3, 20, "hex20"};
-        case 18: return {3, 15, "prism15"};
-        case 19: return {3, 13, "pyramid13"};
-        case 20: return {2, 9, "tri9"};
-        case 21: return {2, 10, "tri10"};
-        case 22: return {2, 12, "tri12"};
-        case 23: return {2, 15, "tri15"};
-        case 24: return {2, 15, "tri15i"};
-        case 25: return {2, 21, "tri21"};
-        case 26: return {1, 4, "line4"};
-        case 27: return {1, 5, "line5"};
-        case 28: return {1, 6, "line6"};
-        case 29: return {3, 20, "tet20"};
-        case 30: return {3, 35, "tet35"};
-        case 31: return {3, 56, "tet56"};
-        case 36: return {2, 16, "quad16"};
-        case 37: return {2, 25, "quad25"};
-        case 38: return {2, 36, "quad36"};
-        case 92: return {3, 64, "hex64"};
-        case 93: return {3, 125, "hex125"};
-        default: return {};
+        case 1:
+            return {1, 2, "line2"};
+        case 2:
+            return {2, 3, "tri3"};
+        case 3:
+            return {2, 4, "quad4"};
+        case 4:
+            return {3, 4, "tet4"};
+        case 5:
+            return {3, 8, "hex8"};
+        case 6:
+            return {3, 6, "prism6"};
+        case 7:
+            return {3, 5, "pyramid5"};
+        case 8:
+            return {1, 3, "line3"};
+        case 9:
+            return {2, 6, "tri6"};
+        case 10:
+            return {2, 9, "quad9"};
+        case 11:
+            return {3, 10, "tet10"};
+        case 12:
+            return {3, 27, "hex27"};
+        case 13:
+            return {3, 18, "prism18"};
+        case 14:
+            return {3, 14, "pyramid14"};
+        case 15:
+            return {0, 1, "point"};
+        case 16:
+            return {2, 8, "quad8"};
+        case 17:
+            return {3, 20, "hex20"};
+        case 18:
+            return {3, 15, "prism15"};
+        case 19:
+            return {3, 13, "pyramid13"};
+        case 20:
+            return {2, 9, "tri9"};
+        case 21:
+            return {2, 10, "tri10"};
+        case 22:
+            return {2, 12, "tri12"};
+        case 23:
+            return {2, 15, "tri15"};
+        case 24:
+            return {2, 15, "tri15i"};
+        case 25:
+            return {2, 21, "tri21"};
+        case 26:
+            return {1, 4, "line4"};
+        case 27:
+            return {1, 5, "line5"};
+        case 28:
+            return {1, 6, "line6"};
+        case 29:
+            return {3, 20, "tet20"};
+        case 30:
+            return {3, 35, "tet35"};
+        case 31:
+            return {3, 56, "tet56"};
+        case 36:
+            return {2, 16, "quad16"};
+        case 37:
+            return {2, 25, "quad25"};
+        case 38:
+            return {2, 36, "quad36"};
+        case 92:
+            return {3, 64, "hex64"};
+        case 93:
+            return {3, 125, "hex125"};
+        default:
+            return {};
     }
 }
 

@@ -15,23 +15,33 @@ namespace ugks::detail {
 /// Corner count of a linear cell type (own table, so the readers do not depend on mesh.cpp for it).
 inline int reader_cell_nodes(CellType t) {
     switch (t) {
-        case CellType::Segment: return 2;
-        case CellType::Triangle: return 3;
-        case CellType::Quad: return 4;
-        case CellType::Tetra: return 4;
-        case CellType::Hexa: return 8;
-        case CellType::Prism: return 6;
-        case CellType::Pyramid: return 5;
+        case CellType::Segment:
+            return 2;
+        case CellType::Triangle:
+            return 3;
+        case CellType::Quad:
+            return 4;
+        case CellType::Tetra:
+            return 4;
+        case CellType::Hexa:
+            return 8;
+        case CellType::Prism:
+            return 6;
+        case CellType::Pyramid:
+            return 5;
     }
     return 0;
 }
 
 inline int reader_cell_dim(CellType t) {
     switch (t) {
-        case CellType::Segment: return 1;
+        case CellType::Segment:
+            return 1;
         case CellType::Triangle:
-        case CellType::Quad: return 2;
-        default: return 3;
+        case CellType::Quad:
+            return 2;
+        default:
+            return 3;
     }
 }
 
@@ -65,7 +75,8 @@ inline Vec3 sub(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1]
 inline double orientation(CellType t, const index_t* c, const std::vector<Vec3>& x) {
     auto p = [&](int k) -> const Vec3& { return x[static_cast<std::size_t>(c[k])]; };
     switch (t) {
-        case CellType::Segment: return p(1)[0] - p(0)[0];
+        case CellType::Segment:
+            return p(1)[0] - p(0)[0];
         case CellType::Triangle:
         case CellType::Quad: {
             const int n = reader_cell_nodes(t);
@@ -78,9 +89,12 @@ inline double orientation(CellType t, const index_t* c, const std::vector<Vec3>&
             return a;
         }
         case CellType::Tetra:
-        case CellType::Prism: return det3(sub(p(1), p(0)), sub(p(2), p(0)), sub(p(3), p(0)));
-        case CellType::Hexa: return det3(sub(p(1), p(0)), sub(p(3), p(0)), sub(p(4), p(0)));
-        case CellType::Pyramid: return det3(sub(p(1), p(0)), sub(p(3), p(0)), sub(p(4), p(0)));
+        case CellType::Prism:
+            return det3(sub(p(1), p(0)), sub(p(2), p(0)), sub(p(3), p(0)));
+        case CellType::Hexa:
+            return det3(sub(p(1), p(0)), sub(p(3), p(0)), sub(p(4), p(0)));
+        case CellType::Pyramid:
+            return det3(sub(p(1), p(0)), sub(p(3), p(0)), sub(p(4), p(0)));
     }
     return 0;
 }
@@ -89,10 +103,18 @@ inline double orientation(CellType t, const index_t* c, const std::vector<Vec3>&
 /// one.
 inline void flip_cell(CellType t, index_t* c) {
     switch (t) {
-        case CellType::Segment: std::swap(c[0], c[1]); break;
-        case CellType::Triangle: std::swap(c[1], c[2]); break;
-        case CellType::Quad: std::swap(c[1], c[3]); break;
-        case CellType::Tetra: std::swap(c[1], c[2]); break;
+        case CellType::Segment:
+            std::swap(c[0], c[1]);
+            break;
+        case CellType::Triangle:
+            std::swap(c[1], c[2]);
+            break;
+        case CellType::Quad:
+            std::swap(c[1], c[3]);
+            break;
+        case CellType::Tetra:
+            std::swap(c[1], c[2]);
+            break;
         case CellType::Prism:
             std::swap(c[1], c[2]);
             std::swap(c[4], c[5]);
@@ -101,7 +123,9 @@ inline void flip_cell(CellType t, index_t* c) {
             std::swap(c[1], c[3]);
             std::swap(c[5], c[7]);
             break;
-        case CellType::Pyramid: std::swap(c[1], c[3]); break;
+        case CellType::Pyramid:
+            std::swap(c[1], c[3]);
+            break;
     }
 }
 

@@ -13,20 +13,21 @@ namespace ugks {
 std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim, const ReferenceState& ref) {
     std::vector<BoundaryCondition> out;
     if (!cfg.has("boundaries")) return out;
-    if (!cfg.is_map("boundaries")) cfg.fail("boundaries", "expected a map from patch name to condition");
+    if (!cfg.is_map("boundaries"))
+        cfg.fail("boundaries", "expected a map from patch name to condition");
     for (const auto& name : cfg.keys("boundaries")) {
         const std::string base = "boundaries." + name;
         if (!cfg.is_map(base)) cfg.fail(base, "expected a map with at least 'type'");
         BoundaryCondition bc;
         bc.patch = name;
-        bc.type = cfg.get_enum(base + ".type",
-                               {"diffuse_wall", "far_field", "inflow", "outflow", "symmetry", "periodic"});
+        bc.type = cfg.get_enum(base + ".type", {"diffuse_wall", "far_field", "inflow", "outflow",
+                                                "symmetry", "periodic"});
         auto read_velocity = [&](const std::string& key) {
             Vec3 U = cfg.get_or<Vec3>(key, Vec3{0, 0, 0});
             for (int d = dim; d < 3; ++d)
                 if (U[d] != 0.0)
-                    cfg.fail(key, "component " + std::to_string(d) + " must be 0 on a " + std::to_string(dim) +
-                                      "D mesh");
+                    cfg.fail(key, "component " + std::to_string(d) + " must be 0 on a " +
+                                      std::to_string(dim) + "D mesh");
             return ref.input_velocity(U);
         };
         if (bc.type == "diffuse_wall") {
@@ -50,8 +51,8 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim, const Refe
     return out;
 }
 
-std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const Mesh& mesh, const Config& cfg,
-                                     const std::string& source) {
+std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const Mesh& mesh,
+                                     const Config& cfg, const std::string& source) {
     std::array<bool, 3> mirrors{false, false, false};
     std::map<std::string, BoundaryCondition*> by_name;
     for (auto& bc : bcs) by_name[bc.patch] = &bc;
@@ -72,7 +73,8 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
                      " (its patches: " + all_mesh + ")");
     if (!missing_in_case.empty())
         UGKS_INPUT_ERROR(source << ": mesh patch " << join(missing_in_case)
-                                << " has no boundary condition in section 'boundaries' of " << cfg.file());
+                                << " has no boundary condition in section 'boundaries' of "
+                                << cfg.file());
 
     // Geometry per patch: face count, area, normals.
     const int np = static_cast<int>(mesh.patch_names.size());
@@ -84,8 +86,10 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
         const int p = mesh.face_patch[f];
         if (p < 0) continue;
         const Vec3& n = mesh.face_normal[f];
-        if (count[p] == 0) n_first[p] = n;
-        else if (std::abs(n[0] * n_first[p][0] + n[1] * n_first[p][1] + n[2] * n_first[p][2] - 1.0) > 1e-8)
+        if (count[p] == 0)
+            n_first[p] = n;
+        else if (std::abs(n[0] * n_first[p][0] + n[1] * n_first[p][1] + n[2] * n_first[p][2] -
+                          1.0) > 1e-8)
             planar[p] = false;
         ++count[p];
         area[p] += mesh.face_area[f];
@@ -98,9 +102,10 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
             for (int d = 0; d < 3 && planar[p]; ++d)
                 if (std::abs(std::abs(n_first[p][d]) - 1.0) < 1e-8) axis = d;
             if (axis < 0)
-                cfg.fail(key + ".type", "symmetry patch '" + bc.patch +
-                                            "' must be a plane normal to the x, y or z axis (the velocity grid "
-                                            "is mirrored about axis-aligned planes only)");
+                cfg.fail(key + ".type",
+                         "symmetry patch '" + bc.patch +
+                             "' must be a plane normal to the x, y or z axis (the velocity grid "
+                             "is mirrored about axis-aligned planes only)");
             bc.symmetry_axis = axis;
             mirrors[axis] = true;
         } else if (bc.type == "diffuse_wall") {
@@ -115,13 +120,15 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
             }
         } else if (bc.type == "periodic") {
             auto it = by_name.find(bc.partner);
-            if (it == by_name.end() || it->second->type != "periodic" || it->second->partner != bc.patch)
+            if (it == by_name.end() || it->second->type != "periodic" ||
+                it->second->partner != bc.patch)
                 cfg.fail(key + ".partner", "partner '" + bc.partner +
-                                               "' must be a periodic patch whose partner is '" + bc.patch + "'");
+                                               "' must be a periodic patch whose partner is '" +
+                                               bc.patch + "'");
             const int q = mesh.patch_index(bc.partner);
             if (count[p] != count[q] || std::abs(area[p] - area[q]) > 1e-10 * (area[p] + area[q]))
-                cfg.fail(key + ".partner", "periodic patches '" + bc.patch + "' and '" + bc.partner +
-                                               "' differ in face count or area");
+                cfg.fail(key + ".partner", "periodic patches '" + bc.patch + "' and '" +
+                                               bc.partner + "' differ in face count or area");
         }
     }
     return mirrors;

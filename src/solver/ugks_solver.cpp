@@ -1,9 +1,10 @@
 // The UGKS single-sweep step on the CPU backend (ugks-formulation.md section 10, decisions U1-U10).
 #include "ugks/solver/ugks_solver.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <string_view>
 
 #include "ugks/core/error.hpp"
@@ -14,7 +15,9 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-inline double dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+inline double dot3(const double* a, const double* b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 /// Solve the symmetric 3x3 system M x = r in the first `dim` coordinates (others: x = 0).
 void solve_sym(int dim, double M[3][3], const double r[3], double x[3]) {
@@ -57,12 +60,15 @@ inline double gauss_norm(double lambda, int D) {
     return D == 1 ? std::sqrt(r) : (D == 2 ? r : r * std::sqrt(r));
 }
 
-int limiter_kind(const std::string& s) { return s == "venkatakrishnan" ? 0 : s == "barth_jespersen" ? 1 : 2; }
+int limiter_kind(const std::string& s) {
+    return s == "venkatakrishnan" ? 0 : s == "barth_jespersen" ? 1 : 2;
+}
 
 }  // namespace
 
-UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const PhaseSpaceLayout& layout,
-                       const VelocityGrid& grid, const VelocityBlocks& blocks)
+UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
+                       const PhaseSpaceLayout& layout, const VelocityGrid& grid,
+                       const VelocityBlocks& blocks)
     : m_setup(setup), m_local(local), m_mesh(local.mesh), m_layout(layout), m_blocks(blocks) {
     m_gas.D = grid.dim;
     m_gas.K = 3 - grid.dim + setup.gas.K_int;
@@ -122,20 +128,25 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const Pha
             if (setup.boundaries[b].patch == patch) m_face_bc[f] = static_cast<int>(b);
         UGKS_REQUIRE(m_face_bc[f] >= 0, "boundary face without a condition: patch " << patch);
         const std::string& type = setup.boundaries[m_face_bc[f]].type;
-        m_face_kind[f] = type == "diffuse_wall" ? 1 : type == "symmetry" ? 2 : type == "outflow" ? 4 : 3;
+        m_face_kind[f] = type == "diffuse_wall" ? 1
+                         : type == "symmetry"   ? 2
+                         : type == "outflow"    ? 4
+                                                : 3;
         if (type == "periodic")
-            throw InputError("boundaries." + patch + ": periodic boundaries are not available in this version");
+            throw InputError("boundaries." + patch +
+                             ": periodic boundaries are not available in this version");
         if (type == "symmetry") m_sym_index[f] = nsym++;
         if (type == "diffuse_wall" || type == "symmetry") m_wall.push_back({f, {0, 0, 0}, 0.0});
     }
     m_sym_h.assign(nsym * ns, 0.0);
     if (m_store_b) m_sym_b.assign(nsym * ns, 0.0);
 
-    // Least-squares coefficient vectors c_ij (section 4.2, w = 1/|dr|^2); boundary faces add a zero-gradient
-    // mirror constraint (phi_ghost = phi_i) to the matrix.
+    // Least-squares coefficient vectors c_ij (section 4.2, w = 1/|dr|^2); boundary faces add a
+    // zero-gradient mirror constraint (phi_ghost = phi_i) to the matrix.
     m_lsq_off.assign(m_no + 1, 0);
     for (index_t i = 0; i < m_no; ++i)
-        m_lsq_off[i + 1] = m_lsq_off[i] + (m_mesh.cell_face_offsets[i + 1] - m_mesh.cell_face_offsets[i]);
+        m_lsq_off[i + 1] =
+            m_lsq_off[i] + (m_mesh.cell_face_offsets[i + 1] - m_mesh.cell_face_offsets[i]);
     m_lsq.assign(3 * m_lsq_off[m_no], 0.0);
     for (index_t i = 0; i < m_no; ++i) {
         const auto& xi = m_mesh.cell_centroid[i];
@@ -143,14 +154,16 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const Pha
         std::vector<std::array<double, 4>> dr;  // dr, weight
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
             const index_t f = m_mesh.cell_faces[k];
-            const index_t j = m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
+            const index_t j =
+                m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
             double d[3];
             if (j >= 0) {
                 for (int c = 0; c < 3; ++c) d[c] = m_mesh.cell_centroid[j][c] - xi[c];
             } else {
                 const auto& xf = m_mesh.face_centroid[f];
                 const auto& n = m_mesh.face_normal[f];
-                const double dn = (xf[0] - xi[0]) * n[0] + (xf[1] - xi[1]) * n[1] + (xf[2] - xi[2]) * n[2];
+                const double dn =
+                    (xf[0] - xi[0]) * n[0] + (xf[1] - xi[1]) * n[1] + (xf[2] - xi[2]) * n[2];
                 for (int c = 0; c < 3; ++c) d[c] = 2.0 * dn * n[c];
             }
             const double wgt = 1.0 / dot3(d, d);
@@ -181,7 +194,9 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local, const Pha
     m_Facc.assign(5 * m_nf, 0.0);
     m_rho_wall.assign(m_nf, 0.0);
     m_gh.assign(m_setup.numerics.order >= 2 ? 3 * static_cast<std::size_t>(m_B) * m_nc : 0, 0.0);
-    m_gb.assign(m_setup.numerics.order >= 2 && m_store_b ? 3 * static_cast<std::size_t>(m_B) * m_nc : 0, 0.0);
+    m_gb.assign(
+        m_setup.numerics.order >= 2 && m_store_b ? 3 * static_cast<std::size_t>(m_B) * m_nc : 0,
+        0.0);
     m_phi_h.assign(static_cast<std::size_t>(m_nf) * m_B, 0.0);
     m_phi_b.assign(m_store_b ? static_cast<std::size_t>(m_nf) * m_B : 0, 0.0);
     m_Fsum.assign(5 * static_cast<std::size_t>(m_nf), 0.0);
@@ -240,10 +255,12 @@ void UgksSolver::exp_table(const phys::Prim& p, double* E) const {
     }
 }
 
-inline double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const double* E, index_t s) const {
+inline double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const double* E,
+                                        index_t s) const {
     if (!m_tensor) {
         double c2 = 0.0;
-        for (int d = 0; d < m_gas.D; ++d) c2 += (m_u[3 * s + d] - p.U[d]) * (m_u[3 * s + d] - p.U[d]);
+        for (int d = 0; d < m_gas.D; ++d)
+            c2 += (m_u[3 * s + d] - p.U[d]) * (m_u[3 * s + d] - p.U[d]);
         return p.rho * norm * std::exp(-p.lambda * c2);
     }
     const int* idx = &m_slot_idx[3 * s];
@@ -257,7 +274,8 @@ inline double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const 
 void UgksSolver::cell_tables() {
     if (!m_tensor) return;
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < m_no; ++i) exp_table(m_prim[i], &m_cellE[static_cast<std::size_t>(i) * m_ntab]);
+    for (index_t i = 0; i < m_no; ++i)
+        exp_table(m_prim[i], &m_cellE[static_cast<std::size_t>(i) * m_ntab]);
 }
 
 double UgksSolver::compute_dt() const {
@@ -271,8 +289,9 @@ double UgksSolver::compute_dt() const {
             const index_t f = m_mesh.cell_faces[k];
             const auto& n = m_mesh.face_normal[f];
             const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
-            const double umax = m_umax_axis[0] * std::abs(n[0]) + m_umax_axis[1] * std::abs(n[1]) +
-                                m_umax_axis[2] * std::abs(n[2]);  // >= max_k |u_k.n|, equal on tensor grids
+            const double umax =
+                m_umax_axis[0] * std::abs(n[0]) + m_umax_axis[1] * std::abs(n[1]) +
+                m_umax_axis[2] * std::abs(n[2]);  // >= max_k |u_k.n|, equal on tensor grids
             sum += m_mesh.face_area[f] * std::max(umax, Un + c);
         }
         ratio = std::min(ratio, 2.0 * m_mesh.cell_volume[i] / sum);
@@ -292,11 +311,14 @@ void UgksSolver::gradients_W() {
     for (index_t i = 0; i < m_no; ++i) {
         double* g = &m_gradW[15 * i];
         double vmax[5], vmin[5], scale[5];
-        for (int e = 0; e < 5; ++e) vmax[e] = vmin[e] = m_W[5 * i + e], scale[e] = std::abs(m_W[5 * i + e]);
+        for (int e = 0; e < 5; ++e)
+            vmax[e] = vmin[e] = m_W[5 * i + e], scale[e] = std::abs(m_W[5 * i + e]);
         index_t slot = m_lsq_off[i];
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k, ++slot) {
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
+             ++k, ++slot) {
             const index_t f = m_mesh.cell_faces[k];
-            const index_t j = m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
+            const index_t j =
+                m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
             if (j < 0) continue;
             for (int e = 0; e < 5; ++e) {
                 const double dphi = m_W[5 * j + e] - m_W[5 * i + e];
@@ -312,12 +334,15 @@ void UgksSolver::gradients_W() {
         for (int e = 0; e < 5; ++e) {
             double psi = 1.0;
             const double eps2 = kd3 * scale[e] * scale[e] + 1e-300;
-            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
+                 ++k) {
                 const index_t f = m_mesh.cell_faces[k];
                 double dx[3];
-                for (int d = 0; d < 3; ++d) dx[d] = m_mesh.face_centroid[f][d] - m_mesh.cell_centroid[i][d];
+                for (int d = 0; d < 3; ++d)
+                    dx[d] = m_mesh.face_centroid[f][d] - m_mesh.cell_centroid[i][d];
                 const double d2 = dot3(&g[3 * e], dx);
-                psi = std::min(psi, limiter_face(kind, vmax[e] - m_W[5 * i + e], vmin[e] - m_W[5 * i + e], d2, eps2));
+                psi = std::min(psi, limiter_face(kind, vmax[e] - m_W[5 * i + e],
+                                                 vmin[e] - m_W[5 * i + e], d2, eps2));
             }
             for (int d = 0; d < 3; ++d) g[3 * e + d] *= psi;
         }
@@ -329,7 +354,8 @@ void UgksSolver::face_precompute(double dt) {
 #pragma omp parallel for schedule(dynamic, 64)
     for (index_t f = 0; f < m_nf; ++f) {
         const int bc = m_face_bc[f];
-        std::string_view type = bc >= 0 ? std::string_view(m_setup.boundaries[bc].type) : std::string_view();
+        std::string_view type =
+            bc >= 0 ? std::string_view(m_setup.boundaries[bc].type) : std::string_view();
         if (bc >= 0 && (type == "diffuse_wall" || type == "symmetry")) continue;
         phys::FaceInput in{};
         const index_t L = m_mesh.face_owner[f];
@@ -356,7 +382,8 @@ void UgksSolver::face_precompute(double dt) {
             }
         } else {
             const auto& B = m_setup.boundaries[bc];
-            const double dn = (in.xf[0] - in.xL[0]) * n[0] + (in.xf[1] - in.xL[1]) * n[1] + (in.xf[2] - in.xL[2]) * n[2];
+            const double dn = (in.xf[0] - in.xL[0]) * n[0] + (in.xf[1] - in.xL[1]) * n[1] +
+                              (in.xf[2] - in.xL[2]) * n[2];
             for (int d = 0; d < 3; ++d) in.xR[d] = in.xL[d] + 2.0 * dn * n[d];
             if (type == "outflow") {
                 for (int e = 0; e < 5; ++e) in.WR[e] = in.WL[e];
@@ -419,7 +446,8 @@ void UgksSolver::wall_densities() {
                       m_layout.comm_v);
     }
     for (std::size_t iw = 0; iw < m_wall.size(); ++iw)
-        if (sums[2 * iw + 1] > 0) m_rho_wall[m_wall[iw].local_face] = sums[2 * iw] / sums[2 * iw + 1];
+        if (sums[2 * iw + 1] > 0)
+            m_rho_wall[m_wall[iw].local_face] = sums[2 * iw] / sums[2 * iw + 1];
 }
 
 void UgksSolver::gradient_block(const double* f, double* grad) const {
@@ -429,9 +457,11 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
         double* g = grad + 3 * B * i;
         std::fill(g, g + 3 * B, 0.0);
         index_t slot = m_lsq_off[i];
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k, ++slot) {
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
+             ++k, ++slot) {
             const index_t fc = m_mesh.cell_faces[k];
-            const index_t j = m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
+            const index_t j =
+                m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
             if (j < 0) continue;
             const double c0 = m_lsq[3 * slot], c1 = m_lsq[3 * slot + 1], c2 = m_lsq[3 * slot + 2];
             const double* fj = f + B * j;
@@ -449,7 +479,8 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
 }
 
 namespace {
-/// psi_i = min over faces of the limiter factor, per velocity (section 4.3); KIND 0 Venkatakrishnan, 1 BJ.
+/// psi_i = min over faces of the limiter factor, per velocity (section 4.3); KIND 0
+/// Venkatakrishnan, 1 BJ.
 template <int KIND>
 void limit_cell(int B, const double* __restrict fi, const double* __restrict vmax,
                 const double* __restrict vmin, const double* __restrict scale2, double kd3,
@@ -496,7 +527,8 @@ void UgksSolver::limit_block(const double* f, double* grad) const {
         }
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
             const index_t fc = m_mesh.cell_faces[k];
-            const index_t j = m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
+            const index_t j =
+                m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
             if (j < 0) continue;
             const double* fj = f + B * j;
 #pragma omp simd
@@ -515,8 +547,10 @@ void UgksSolver::limit_block(const double* f, double* grad) const {
             const double dx[3] = {m_mesh.face_centroid[fc][0] - m_mesh.cell_centroid[i][0],
                                   m_mesh.face_centroid[fc][1] - m_mesh.cell_centroid[i][1],
                                   m_mesh.face_centroid[fc][2] - m_mesh.cell_centroid[i][2]};
-            if (kind == 0) limit_cell<0>(B, fi, vmax, vmin, scale2, kd3, g, dx, psi);
-            else limit_cell<1>(B, fi, vmax, vmin, scale2, kd3, g, dx, psi);
+            if (kind == 0)
+                limit_cell<0>(B, fi, vmax, vmin, scale2, kd3, g, dx, psi);
+            else
+                limit_cell<1>(B, fi, vmax, vmin, scale2, kd3, g, dx, psi);
         }
 #pragma omp simd
         for (int v = 0; v < B; ++v) {
@@ -556,7 +590,8 @@ void UgksSolver::sweep(double dt) {
             if (b) m_halo.exchange(gb.data(), 3 * B);
         }
 
-        // Face fluxes of this block (face-flux cache) and the block's share of the macroscopic flux.
+        // Face fluxes of this block (face-flux cache) and the block's share of the macroscopic
+        // flux.
         timers().start("flux");
 #pragma omp parallel for schedule(dynamic, 32)
         for (index_t f = 0; f < m_nf; ++f) {
@@ -590,7 +625,8 @@ void UgksSolver::sweep(double dt) {
                         hf = rw * norm * std::exp(-lw * c2);
                         bf = 0.5 * m_gas.K / lw * hf;
                     } else {
-                        const index_t gm = m_blocks.mirror[axis][static_cast<index_t>(m_first) * B + s];
+                        const index_t gm =
+                            m_blocks.mirror[axis][static_cast<index_t>(m_first) * B + s];
                         const index_t sm = gm - static_cast<index_t>(m_first) * B;
                         hf = m_sym_h[row * ns + sm];
                         if (b) bf = m_sym_b[row * ns + sm];
@@ -608,8 +644,10 @@ void UgksSolver::sweep(double dt) {
             } else {
                 const phys::FaceCoeffs& fc = m_fc[f];
                 const double norm0 = gauss_norm(fc.p0.lambda, m_gas.D);
-                const double* fE = m_tensor ? &m_faceE[static_cast<std::size_t>(f) * m_ntab] : nullptr;
-                // Ghost distributions of far-field / inflow faces: the ghost Maxwellian, zero gradient.
+                const double* fE =
+                    m_tensor ? &m_faceE[static_cast<std::size_t>(f) * m_ntab] : nullptr;
+                // Ghost distributions of far-field / inflow faces: the ghost Maxwellian, zero
+                // gradient.
                 const bool ghost_maxwellian = kind == 3;
                 phys::Prim pg;
                 if (ghost_maxwellian) {
@@ -624,10 +662,13 @@ void UgksSolver::sweep(double dt) {
                     double hf, bf = 0.0;
                     double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
                     // Upwind cell (section 4.4); at a boundary face the ghost side is the far-field
-                    // Maxwellian (far_field / inflow) or the owner's constant state (outflow: zero gradient).
+                    // Maxwellian (far_field / inflow) or the owner's constant state (outflow: zero
+                    // gradient).
                     index_t c = -1;
-                    if (un > 0) c = L;
-                    else if (R >= 0) c = R;
+                    if (un > 0)
+                        c = L;
+                    else if (R >= 0)
+                        c = R;
                     if (c >= 0) {
                         const double* xc = m_mesh.cell_centroid[c].data();
                         hf = h[B * c + v];
@@ -651,7 +692,8 @@ void UgksSolver::sweep(double dt) {
                     }
                     double ph, pb, fmh, fmb;
                     const double H0 = maxwellian_at(fc.p0, norm0, fE, s);
-                    phys::micro_flux_H(fc, m_gas, u, un, H0, hf, bf, ghf, b ? gbf : zero3, ph, pb, fmh, fmb);
+                    phys::micro_flux_H(fc, m_gas, u, un, H0, hf, bf, ghf, b ? gbf : zero3, ph, pb,
+                                       fmh, fmb);
                     phi_h[f * B + v] = ph;
                     if (b) phi_b[f * B + v] = pb;
                     const double w = m_w[s];
@@ -666,7 +708,8 @@ void UgksSolver::sweep(double dt) {
         }
         timers().stop("flux");
 
-        // Stage 1 (section 6.3), in place: f* = f - (1/V) sum sigma S Phi + (dt/2)(f+^n - f^n)/tau^n.
+        // Stage 1 (section 6.3), in place: f* = f - (1/V) sum sigma S Phi + (dt/2)(f+^n -
+        // f^n)/tau^n.
         ScopedTimer t("update");
 #pragma omp parallel for schedule(static)
         for (index_t i = 0; i < m_no; ++i) {
@@ -674,7 +717,8 @@ void UgksSolver::sweep(double dt) {
             double* rh = rbuf;
             double* rb = rh + B;
             for (int v = 0; v < 2 * B; ++v) rbuf[v] = 0.0;
-            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
+                 ++k) {
                 const index_t f = m_mesh.cell_faces[k];
                 const double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
                 for (int v = 0; v < B; ++v) rh[v] += sS * phi_h[f * B + v];
@@ -711,7 +755,8 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         const int bc = m_face_bc[f];
         const bool kinetic = m_face_kind[f] == 1 || m_face_kind[f] == 2;
         (void)bc;
-        for (int e = 0; e < 5; ++e) F[5 * f + e] = m_Facc[5 * f + e] + (kinetic ? 0.0 : m_fc[f].F[e]);
+        for (int e = 0; e < 5; ++e)
+            F[5 * f + e] = m_Facc[5 * f + e] + (kinetic ? 0.0 : m_fc[f].F[e]);
     }
     double res[5] = {0, 0, 0, 0, 0}, absW[5] = {0, 0, 0, 0, 0}, mom_scale = 0.0;
     for (index_t i = 0; i < m_no; ++i) {
@@ -729,8 +774,9 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         }
         // momentum scale: rho (|U| + sqrt(T)), so that a gas at rest does not divide by zero
         const phys::Prim pn = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
-        mom_scale += pn.rho * (std::sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
-                               std::sqrt(1.0 / pn.lambda));
+        mom_scale +=
+            pn.rho * (std::sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
+                      std::sqrt(1.0 / pn.lambda));
     }
     // Wall data: P = momentum flux / dt, q_w = energy flux / dt - U_w . P (section 9).
     for (auto& wd : m_wall) {
@@ -739,12 +785,14 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         for (int d = 0; d < 3; ++d) wd.P[d] = F[5 * f + 1 + d] / dt;
         wd.qw = F[5 * f + 4] / dt - (B.U[0] * wd.P[0] + B.U[1] * wd.P[1] + B.U[2] * wd.P[2]);
     }
-    // Residuals (as the UGKS codes): sqrt(N sum (dW/dt)^2) / sum |W|; momentum as a vector, normalised by
-    // sum rho (|U| + sqrt(T)) so that a gas at rest does not divide by zero.
-    double glob[11] = {res[0], res[1] + res[2] + res[3], res[4], absW[0], mom_scale, absW[4],
-                       static_cast<double>(m_no), 0, 0, 0, 0};
+    // Residuals (as the UGKS codes): sqrt(N sum (dW/dt)^2) / sum |W|; momentum as a vector,
+    // normalised by sum rho (|U| + sqrt(T)) so that a gas at rest does not divide by zero.
+    double glob[11] = {res[0],  res[1] + res[2] + res[3],  res[4], absW[0], mom_scale,
+                       absW[4], static_cast<double>(m_no), 0,      0,       0,
+                       0};
     MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
-    for (int k = 0; k < 3; ++k) r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);
+    for (int k = 0; k < 3; ++k)
+        r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);
 
     // Failure check: non-finite W or non-positive density / temperature.
     struct {
@@ -759,8 +807,9 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         if (!ok) {
             mine.bad = 1;
             const auto& x = m_mesh.cell_centroid[i];
-            msg = fmt::format("step {}: cell {} at ({:.6g}, {:.6g}, {:.6g}) has rho = {:.6g}, T = {:.6g}",
-                              m_step + 1, m_local.global_cell[i], x[0], x[1], x[2], p.rho, 1.0 / p.lambda);
+            msg = fmt::format(
+                "step {}: cell {} at ({:.6g}, {:.6g}, {:.6g}) has rho = {:.6g}, T = {:.6g}",
+                m_step + 1, m_local.global_cell[i], x[0], x[1], x[2], p.rho, 1.0 / p.lambda);
         }
     }
     int flag = mine.bad;
@@ -802,7 +851,8 @@ void UgksSolver::stage2_and_moments(double dt) {
                 if (dt > 0) {
                     double hp, bp;
                     const double H = maxwellian_at(m_prim[i], norm, E, s);
-                    phys::shakhov_equilibrium_H(m_prim[i], &m_q[3 * i], m_gas, u, H, hp, bp);  // q^n (U3)
+                    phys::shakhov_equilibrium_H(m_prim[i], &m_q[3 * i], m_gas, u, H, hp,
+                                                bp);  // q^n (U3)
                     h[v] = (h[v] + c * hp) / (1.0 + c);
                     if (b) b[v] = (b[v] + c * bp) / (1.0 + c);
                 }
@@ -848,7 +898,8 @@ void UgksSolver::stage2_and_moments(double dt) {
                 m_stress[6 * i + k] = 0.0;
                 continue;
             }
-            const double Pac = M2[3 * a + c] - p.U[a] * M[1 + c] - M[1 + a] * p.U[c] + M[0] * p.U[a] * p.U[c];
+            const double Pac =
+                M2[3 * a + c] - p.U[a] * M[1 + c] - M[1 + a] * p.U[c] + M[0] * p.U[a] * p.U[c];
             m_stress[6 * i + k] = Pac - (a == c ? pr : 0.0);
         }
     }

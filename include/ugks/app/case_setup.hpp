@@ -18,8 +18,8 @@ struct InitialState {
     Vec3 U{0, 0, 0};
 };
 
-/// A box-shaped region of the `initial.regions` list: cells whose centroid lies in [lo, hi] take this state
-/// (later regions win).
+/// A box-shaped region of the `initial.regions` list: cells whose centroid lies in [lo, hi] take
+/// this state (later regions win).
 struct InitialRegion {
     Vec3 lo{-1e300, -1e300, -1e300}, hi{1e300, 1e300, 1e300};
     InitialState state;
@@ -27,24 +27,25 @@ struct InitialRegion {
 
 /// `numerics` section.
 struct NumericsConfig {
-    int order = 2;                 ///< 1 or 2
-    double cfl = 0.5;              ///< default 0.8 (order 1) / 0.5 (order 2), decision U8
-    std::string limiter;           ///< venkatakrishnan | barth_jespersen | none
-    double venkatakrishnan_k = 1.0;  ///< K in eps^2 = (K dh)^3 (local scale)^2 (section 4.3, scaled form)
+    int order = 2;        ///< 1 or 2
+    double cfl = 0.5;     ///< default 0.8 (order 1) / 0.5 (order 2), decision U8
+    std::string limiter;  ///< venkatakrishnan | barth_jespersen | none
+    double venkatakrishnan_k =
+        1.0;  ///< K in eps^2 = (K dh)^3 (local scale)^2 (section 4.3, scaled form)
 };
 
 /// `time` section.
 struct TimeConfig {
-    long steps = 1000;             ///< maximum number of steps
-    double end_time = 0.0;         ///< 0 = no end time (steady or step-limited run)
-    double steady_tolerance = 0.0; ///< stop when the W residual drops below; 0 = off
+    long steps = 1000;              ///< maximum number of steps
+    double end_time = 0.0;          ///< 0 = no end time (steady or step-limited run)
+    double steady_tolerance = 0.0;  ///< stop when the W residual drops below; 0 = off
 };
 
 /// `parallel` section.
 struct ParallelConfig {
-    int velocity_ranks = 1;        ///< P_v
-    int block_size = 64;           ///< B_v
-    std::string halo = "auto";     ///< staged | cuda_aware | nccl | auto
+    int velocity_ranks = 1;     ///< P_v
+    int block_size = 64;        ///< B_v
+    std::string halo = "auto";  ///< staged | cuda_aware | nccl | auto
 };
 
 /// A probe line of the `output.probes` list.
@@ -57,14 +58,14 @@ struct ProbeLine {
 /// `output` section.
 struct OutputConfig {
     std::string directory = "output";
-    long every = 0;                ///< 0 = final fields only
+    long every = 0;  ///< 0 = final fields only
     std::vector<ProbeLine> probes;
 };
 
 /// Everything parsed from a case file (each module parses its own section).
 struct CaseSetup {
     std::string name;
-    std::string mode;              ///< ugks | overset
+    std::string mode;  ///< ugks | overset
     GasModel gas;
     MeshConfig mesh_config;
     VelocityConfig velocity_config;
@@ -77,7 +78,8 @@ struct CaseSetup {
     OutputConfig output;
 };
 
-/// Parse every section except `mesh`/`velocity` geometry-dependent checks; `mesh_dim` is known after loading.
+/// Parse every section except `mesh`/`velocity` geometry-dependent checks; `mesh_dim` is known
+/// after loading.
 void parse_case_sections(Config& cfg, CaseSetup& setup);
 void parse_velocity_section(Config& cfg, CaseSetup& setup, int mesh_dim);
 
@@ -85,18 +87,19 @@ void parse_velocity_section(Config& cfg, CaseSetup& setup, int mesh_dim);
 InitialState initial_state_at(const CaseSetup& setup, const Vec3& x);
 
 /// Time step of ugks-formulation.md section 7 for a uniform state W (rho, U, T) on the given cells:
-/// dt = CFL * min_i 2 V_i / sum_f S_f s_f,i, s_f,i = max(max_k |u_k . n_f|, |U . n_f| + c), c = sqrt(gamma T / 2).
+/// dt = CFL * min_i 2 V_i / sum_f S_f s_f,i, s_f,i = max(max_k |u_k . n_f|, |U . n_f| + c), c =
+/// sqrt(gamma T / 2).
 double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasModel& gas,
                           const InitialState& state, double cfl);
 
 /// Memory estimate per rank (bytes) for the single-sweep UGKS step (architecture.md section 6).
 struct MemoryEstimate {
-    double distributions = 0;  ///< persistent h (and b) for local cells x local velocities
-    double macroscopic = 0;    ///< W, gradients, face states, accumulators
+    double distributions = 0;      ///< persistent h (and b) for local cells x local velocities
+    double macroscopic = 0;        ///< W, gradients, face states, accumulators
     double block_working_set = 0;  ///< per-block gradients, face flux cache, halo buffers
     double total() const { return distributions + macroscopic + block_working_set; }
 };
-MemoryEstimate estimate_memory(index_t local_cells, index_t local_faces, index_t local_velocities, int block_size,
-                               int mesh_dim, bool store_b);
+MemoryEstimate estimate_memory(index_t local_cells, index_t local_faces, index_t local_velocities,
+                               int block_size, int mesh_dim, bool store_b);
 
 }  // namespace ugks

@@ -9,12 +9,12 @@ struct CommandLine {
     std::string case_file;
     std::vector<std::string> overrides;  ///< --set key.path=value
     std::string restart;                 ///< --restart FILE | latest
-    bool check = false;                  ///< --check: validate, print decomposition and estimates, write nothing
+    bool check = false;  ///< --check: validate, print decomposition and estimates, write nothing
     bool quiet = false;
 };
 
-/// Run a case on MPI_COMM_WORLD. Every rank returns the same exit code (0, 2 input, 3 numerical, 1 other);
-/// error messages are printed once, by rank 0, on stderr.
+/// Run a case on MPI_COMM_WORLD. Every rank returns the same exit code (0, 2 input, 3 numerical, 1
+/// other); error messages are printed once, by rank 0, on stderr.
 int run_case(const CommandLine& cl);
 
 }  // namespace ugks

@@ -15,10 +15,10 @@ struct GasModel {
     double Kn = 0.0;
     /// "hs": hard-sphere reference (alpha = 1, omega_r = 0.5); "vhs": omega_r = omega.
     std::string kn_definition;
-    double omega = 0.81;        ///< viscosity-temperature exponent (VHS)
-    double alpha = 1.0;         ///< VSS scattering parameter of the reference model (1 = VHS/HS)
-    double Pr = 2.0 / 3.0;      ///< Prandtl number (Shakhov)
-    int K_int = 0;              ///< internal degrees of freedom (0 monatomic)
+    double omega = 0.81;    ///< viscosity-temperature exponent (VHS)
+    double alpha = 1.0;     ///< VSS scattering parameter of the reference model (1 = VHS/HS)
+    double Pr = 2.0 / 3.0;  ///< Prandtl number (Shakhov)
+    int K_int = 0;          ///< internal degrees of freedom (0 monatomic)
     /// Nondimensional reference viscosity (from Kn or from the molecular data).
     double mu_ref = 0.0;
     /// Knudsen numbers of the reference state with the hard-sphere (alpha = 1, omega_r = 0.5) and

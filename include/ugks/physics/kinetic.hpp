@@ -53,11 +53,11 @@ UGKS_HOST_DEVICE inline void shakhov_equilibrium(const Prim& p, const double q[3
                                                  const GasParams& g, const double u[3],
                                                  double& hplus, double& bplus);
 
-/// shakhov_equilibrium with the Maxwellian value H = rho (lambda/pi)^(D/2) exp(-lambda |u-U|^2) given
-/// (e.g. assembled from per-axis exponential tables on tensor velocity grids).
-UGKS_HOST_DEVICE inline void shakhov_equilibrium_H(const Prim& p, const double q[3], const GasParams& g,
-                                                   const double u[3], double H, double& hplus,
-                                                   double& bplus);
+/// shakhov_equilibrium with the Maxwellian value H = rho (lambda/pi)^(D/2) exp(-lambda |u-U|^2)
+/// given (e.g. assembled from per-axis exponential tables on tensor velocity grids).
+UGKS_HOST_DEVICE inline void shakhov_equilibrium_H(const Prim& p, const double q[3],
+                                                   const GasParams& g, const double u[3], double H,
+                                                   double& hplus, double& bplus);
 
 /// Time-integration coefficients q1..q5 of section 5.6 (q1 = int_0^dt (1 - e^{-t/tau}) dt, ...,
 /// q5 = int_0^dt t e^{-t/tau} dt). With x = dt/tau: x < 1 uses convergent series in x (no
@@ -132,10 +132,10 @@ UGKS_HOST_DEVICE inline void micro_flux(const FaceCoeffs& fc, const GasParams& g
                                         double& fm_h, double& fm_b);
 
 /// micro_flux with the interface Maxwellian value H0 at u given.
-UGKS_HOST_DEVICE inline void micro_flux_H(const FaceCoeffs& fc, const GasParams& g, const double u[3],
-                                          double un, double H0, double hf, double bf,
-                                          const double gh[3], const double gb[3], double& phi_h,
-                                          double& phi_b, double& fm_h, double& fm_b);
+UGKS_HOST_DEVICE inline void micro_flux_H(const FaceCoeffs& fc, const GasParams& g,
+                                          const double u[3], double un, double H0, double hf,
+                                          double bf, const double gh[3], const double gb[3],
+                                          double& phi_h, double& phi_b, double& fm_h, double& fm_b);
 
 }  // namespace ugks::phys
 

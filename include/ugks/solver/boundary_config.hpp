@@ -11,16 +11,18 @@ class Config;
 struct Mesh;
 
 /// Boundary condition of one mesh patch (the `boundaries` section: one entry per patch name).
-/// Types (ugks-formulation.md section 8): diffuse_wall (T, U), far_field and inflow (rho, U, T: ghost
-/// Maxwellian), outflow (zero gradient), symmetry (specular, axis-aligned planes only), periodic (partner patch).
+/// Types (ugks-formulation.md section 8): diffuse_wall (T, U), far_field and inflow (rho, U, T:
+/// ghost Maxwellian), outflow (zero gradient), symmetry (specular, axis-aligned planes only),
+/// periodic (partner patch).
 struct BoundaryCondition {
     std::string patch;
     std::string type;
-    double rho = 1.0;   ///< far_field / inflow density (nondimensional)
-    double T = 1.0;     ///< wall or far-field temperature (nondimensional)
-    Vec3 U{0, 0, 0};    ///< wall velocity (tangential) or far-field velocity
+    double rho = 1.0;     ///< far_field / inflow density (nondimensional)
+    double T = 1.0;       ///< wall or far-field temperature (nondimensional)
+    Vec3 U{0, 0, 0};      ///< wall velocity (tangential) or far-field velocity
     std::string partner;  ///< periodic partner patch
-    int symmetry_axis = -1;  ///< for symmetry: the velocity axis normal to the plane (set by check_boundaries)
+    int symmetry_axis =
+        -1;  ///< for symmetry: the velocity axis normal to the plane (set by check_boundaries)
 };
 
 /// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint. rho, T
@@ -29,11 +31,12 @@ struct BoundaryCondition {
 std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim,
                                                 const ReferenceState& ref = ReferenceState{});
 
-/// Cross-check with the mesh: every mesh patch has a condition and vice versa; symmetry patches are planes
-/// normal to a coordinate axis (sets symmetry_axis); diffuse-wall velocities are tangential; periodic partners
-/// exist, are periodic, point back, and have the same face count and area. `source` names the mesh.
-/// Returns, per velocity axis, whether mirror pairs must stay on one velocity rank.
-std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const Mesh& mesh, const Config& cfg,
-                                     const std::string& source);
+/// Cross-check with the mesh: every mesh patch has a condition and vice versa; symmetry patches are
+/// planes normal to a coordinate axis (sets symmetry_axis); diffuse-wall velocities are tangential;
+/// periodic partners exist, are periodic, point back, and have the same face count and area.
+/// `source` names the mesh. Returns, per velocity axis, whether mirror pairs must stay on one
+/// velocity rank.
+std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const Mesh& mesh,
+                                     const Config& cfg, const std::string& source);
 
 }  // namespace ugks

@@ -18,21 +18,22 @@ namespace ugks {
 struct StepResult {
     double dt = 0;
     std::array<double, 3> residual{0, 0, 0};  ///< rho, rho U (vector norm), rho E
-    bool failed = false;                       ///< non-finite or non-positive rho/T somewhere (all ranks agree)
-    std::string failure;                       ///< message naming step, cell global id and centroid
+    bool failed = false;  ///< non-finite or non-positive rho/T somewhere (all ranks agree)
+    std::string failure;  ///< message naming step, cell global id and centroid
 };
 
-/// Wall data of one owned diffuse-wall / symmetry face, time-averaged over the last step (section 9).
+/// Wall data of one owned diffuse-wall / symmetry face, time-averaged over the last step (section
+/// 9).
 struct WallFaceData {
     index_t local_face = 0;
-    Vec3 P{0, 0, 0};   ///< momentum flux into the wall per unit area
-    double qw = 0;     ///< heat flux into the body
+    Vec3 P{0, 0, 0};  ///< momentum flux into the wall per unit area
+    double qw = 0;    ///< heat flux into the body
 };
 
-/// The UGKS single-sweep step (ugks-formulation.md section 10) on the CPU backend, for one rank of the
-/// full phase-space decomposition. Owns h (and b) for the local cells (owned + ghost) and the local velocity
-/// blocks, stored per block as [cell][B_v] (architecture.md section 6), and the macroscopic state W (replicated
-/// over the velocity communicator).
+/// The UGKS single-sweep step (ugks-formulation.md section 10) on the CPU backend, for one rank of
+/// the full phase-space decomposition. Owns h (and b) for the local cells (owned + ghost) and the
+/// local velocity blocks, stored per block as [cell][B_v] (architecture.md section 6), and the
+/// macroscopic state W (replicated over the velocity communicator).
 class UgksSolver {
 public:
     UgksSolver(const CaseSetup& setup, const LocalMesh& local, const PhaseSpaceLayout& layout,
@@ -43,8 +44,8 @@ public:
     /// Advance one step of global size dt = CFL rule (global minimum). Collective over the world.
     StepResult step();
 
-    /// Output fields on the owned cells: rho, U, T, p, q, stress (xx xy xz yy yz zz; P_ij - p delta_ij over the
-    /// resolved velocity components), Mach, Kn_local.
+    /// Output fields on the owned cells: rho, U, T, p, q, stress (xx xy xz yy yz zz; P_ij - p
+    /// delta_ij over the resolved velocity components), Mach, Kn_local.
     std::vector<CellField> fields() const;
     /// Wall data of the owned wall faces from the last step.
     const std::vector<WallFaceData>& wall_data() const { return m_wall; }
@@ -64,7 +65,8 @@ private:
     void sweep(double dt);
     void macro_update(double dt, StepResult& r);
     void stage2_and_moments(double dt);
-    void gradient_block(const double* f, double* grad) const;  // f [nc][B] -> grad [nc][3][B] (owned)
+    void gradient_block(const double* f,
+                        double* grad) const;  // f [nc][B] -> grad [nc][3][B] (owned)
     void limit_block(const double* f, double* grad) const;
     /// Per-axis tables E[off_d + i] = exp(-lambda (x_d,i - U_d)^2) for a tensor velocity grid.
     void exp_table(const phys::Prim& p, double* E) const;
@@ -79,37 +81,40 @@ private:
     const PhaseSpaceLayout& m_layout;
     const VelocityBlocks& m_blocks;
     phys::GasParams m_gas;
-    int m_dim = 1;          ///< mesh dimension
-    int m_B = 0;            ///< block size
-    int m_nblk = 0;         ///< local blocks
-    int m_first = 0;        ///< first local block (global index)
+    int m_dim = 1;    ///< mesh dimension
+    int m_B = 0;      ///< block size
+    int m_nblk = 0;   ///< local blocks
+    int m_first = 0;  ///< first local block (global index)
     index_t m_nc = 0, m_no = 0, m_nf = 0;
     bool m_store_b = false;
     double m_umax_axis[3] = {0, 0, 0};  ///< max |u_k,d| over the whole velocity grid, per axis
-    std::vector<double> m_u;   ///< local velocities [slot][3]
-    std::vector<double> m_w;   ///< local weights [slot]
-    bool m_tensor = false;     ///< tensor velocity grid: Maxwellians from per-axis exponential tables
-    int m_ntab = 0;            ///< sum of the per-axis counts
+    std::vector<double> m_u;            ///< local velocities [slot][3]
+    std::vector<double> m_w;            ///< local weights [slot]
+    bool m_tensor = false;  ///< tensor velocity grid: Maxwellians from per-axis exponential tables
+    int m_ntab = 0;         ///< sum of the per-axis counts
     int m_axis_off[3] = {0, 0, 0};
-    std::vector<double> m_axis_x;     ///< per-axis nodes, concatenated
-    std::vector<int> m_slot_idx;      ///< [slot][3] axis indices (-1: padding)
+    std::vector<double> m_axis_x;          ///< per-axis nodes, concatenated
+    std::vector<int> m_slot_idx;           ///< [slot][3] axis indices (-1: padding)
     std::vector<double> m_cellE, m_faceE;  ///< per owned cell / per face exponential tables
-    std::vector<int> m_face_kind;     ///< 0 interior, 1 diffuse wall, 2 symmetry, 3 far field/inflow, 4 outflow
+    std::vector<int>
+        m_face_kind;  ///< 0 interior, 1 diffuse wall, 2 symmetry, 3 far field/inflow, 4 outflow
     std::vector<int> m_face_bc;  ///< per local face: -1 interior, else index into setup.boundaries
-    std::vector<std::vector<std::pair<index_t, int>>> m_cell_nbr;  ///< per owned cell: (neighbour cell or -1-face, face)
-    std::vector<double> m_lsq;   ///< per owned cell, per cell-face slot: c_ij (3)
+    std::vector<std::vector<std::pair<index_t, int>>>
+        m_cell_nbr;             ///< per owned cell: (neighbour cell or -1-face, face)
+    std::vector<double> m_lsq;  ///< per owned cell, per cell-face slot: c_ij (3)
     std::vector<index_t> m_lsq_off;
 
     // state
     std::vector<double> m_W, m_Wold, m_gradW, m_q, m_tau;  ///< per local cell: 5, 5, 15, 3, 1
     std::vector<phys::Prim> m_prim;
-    std::vector<double> m_stress;  ///< per owned cell: 6
-    std::vector<double> m_h, m_b;  ///< [block][cell][B]
+    std::vector<double> m_stress;        ///< per owned cell: 6
+    std::vector<double> m_h, m_b;        ///< [block][cell][B]
     std::vector<phys::FaceCoeffs> m_fc;  ///< per local face (equilibrium faces)
-    std::vector<double> m_Facc;          ///< per local face: 5 (velocity-sum part of the macroscopic flux)
-    std::vector<double> m_rho_wall;      ///< per local face (diffuse walls)
-    std::vector<double> m_sym_h, m_sym_b;  ///< per symmetry face, per local slot: incident cell value at t^n
-    std::vector<index_t> m_sym_index;    ///< local face -> row in m_sym_h (-1)
+    std::vector<double> m_Facc;  ///< per local face: 5 (velocity-sum part of the macroscopic flux)
+    std::vector<double> m_rho_wall;  ///< per local face (diffuse walls)
+    std::vector<double> m_sym_h,
+        m_sym_b;  ///< per symmetry face, per local slot: incident cell value at t^n
+    std::vector<index_t> m_sym_index;  ///< local face -> row in m_sym_h (-1)
     std::vector<WallFaceData> m_wall;
     // per-step work arrays, allocated once (block working set)
     std::vector<double> m_gh, m_gb, m_phi_h, m_phi_b, m_Fsum, m_mom;

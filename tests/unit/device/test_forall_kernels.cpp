@@ -9,26 +9,32 @@
 
 namespace {
 
-// Kernels live in free functions: nvcc forbids extended lambdas inside the private TestBody() of a gtest.
+// Kernels live in free functions: nvcc forbids extended lambdas inside the private TestBody() of a
+// gtest.
 void fill_affine(ugks::DeviceArray<double>& a) {
     auto v = a.view();
-    ugks::forall(a.size(), UGKS_LAMBDA(ugks::index_t i) { v[i] = 0.0; });
-    ugks::forall(a.size(), UGKS_LAMBDA(ugks::index_t i) { v[i] += 2.0 * static_cast<double>(i) + 1.0; });
+    ugks::forall(
+        a.size(), UGKS_LAMBDA(ugks::index_t i) { v[i] = 0.0; });
+    ugks::forall(
+        a.size(), UGKS_LAMBDA(ugks::index_t i) { v[i] += 2.0 * static_cast<double>(i) + 1.0; });
 }
 
 void fill_cell_velocity(ugks::DeviceArray<double>& a, ugks::index_t nc, int nv) {
     auto v = a.view();
-    ugks::forall_2d(nc, nv, UGKS_LAMBDA(ugks::index_t c, int k) { v[c * nv + k] = 1000.0 * c + k; });
+    ugks::forall_2d(
+        nc, nv, UGKS_LAMBDA(ugks::index_t c, int k) { v[c * nv + k] = 1000.0 * c + k; });
 }
 
 double sum_of(ugks::DeviceArray<double>& a) {
     auto v = a.view();
-    return ugks::reduce_sum(a.size(), UGKS_LAMBDA(ugks::index_t i) { return v[i]; });
+    return ugks::reduce_sum(
+        a.size(), UGKS_LAMBDA(ugks::index_t i) { return v[i]; });
 }
 
 double max_of_shifted(ugks::DeviceArray<double>& a) {
     auto v = a.view();
-    return ugks::reduce_max(a.size(), UGKS_LAMBDA(ugks::index_t i) { return v[i] - 0.5 * (i == 777); });
+    return ugks::reduce_max(
+        a.size(), UGKS_LAMBDA(ugks::index_t i) { return v[i] - 0.5 * (i == 777); });
 }
 
 class DeviceTest : public ::testing::Test {

@@ -42,9 +42,7 @@ const char* const kCase =
     "      b: [1, 0.5]\n"         // 20
     "      n: 21\n";              // 21
 
-Config case_config() {
-    return Config::from_string(kCase, "case.yaml");
-}
+Config case_config() { return Config::from_string(kCase, "case.yaml"); }
 
 // The InputError message of `f`, or "<no error>".
 template <class F>

@@ -42,9 +42,7 @@ std::vector<std::string> dir_entries(const std::string& dir) {
     return names;
 }
 
-bool same_bits(double a, double b) {
-    return std::memcmp(&a, &b, sizeof a) == 0;
-}
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 TEST(Reports, CsvRoundTripFullPrecision) {
     const std::string dir = ugks::test::temp_dir("csv");

@@ -510,11 +510,15 @@ struct CgnsBoco {
 
 int element_dim(CGNS_ENUMT(ElementType_t) t) {
     switch (t) {
-        case CGNS_ENUMV(NODE): return 0;
-        case CGNS_ENUMV(BAR_2): return 1;
+        case CGNS_ENUMV(NODE):
+            return 0;
+        case CGNS_ENUMV(BAR_2):
+            return 1;
         case CGNS_ENUMV(TRI_3):
-        case CGNS_ENUMV(QUAD_4): return 2;
-        default: return 3;
+        case CGNS_ENUMV(QUAD_4):
+            return 2;
+        default:
+            return 3;
     }
 }
 

@@ -227,7 +227,8 @@ UGKS_HOST_DEVICE inline void reconstruct_side(const double W[5], const double gr
 /// Shakhov parts (section 2.4) from H, c2 = |u - U|^2 and cq = (u - U).q.
 UGKS_HOST_DEVICE inline void equilibrium_parts_given_H(const Prim& p, const double q[3],
                                                        const GasParams& g, double c2, double cq,
-                                                       double H, double& B, double& Hp, double& Bp) {
+                                                       double H, double& B, double& Hp,
+                                                       double& Bp) {
     (void)q;
     const int D = g.D;
     const double lam = p.lambda;
@@ -255,9 +256,9 @@ UGKS_HOST_DEVICE inline void equilibrium_parts(const Prim& p, const double q[3],
 }
 
 /// Same as equilibrium_parts with H already known (e.g. from per-axis exponential tables).
-UGKS_HOST_DEVICE inline void equilibrium_parts_H(const Prim& p, const double q[3], const GasParams& g,
-                                                 const double u[3], double H, double& B, double& Hp,
-                                                 double& Bp) {
+UGKS_HOST_DEVICE inline void equilibrium_parts_H(const Prim& p, const double q[3],
+                                                 const GasParams& g, const double u[3], double H,
+                                                 double& B, double& Hp, double& Bp) {
     double c2 = 0.0, cq = 0.0;
     for (int d = 0; d < g.D; ++d) {
         const double c = u[d] - p.U[d];
@@ -479,10 +480,11 @@ UGKS_HOST_DEVICE inline void micro_flux(const FaceCoeffs& fc, const GasParams& g
     micro_flux_H(fc, g, u, un, H0, hf, bf, gh, gb, phi_h, phi_b, fm_h, fm_b);
 }
 
-UGKS_HOST_DEVICE inline void micro_flux_H(const FaceCoeffs& fc, const GasParams& g, const double u[3],
-                                          double un, double H0_in, double hf, double bf,
-                                          const double gh[3], const double gb[3], double& phi_h,
-                                          double& phi_b, double& fm_h, double& fm_b) {
+UGKS_HOST_DEVICE inline void micro_flux_H(const FaceCoeffs& fc, const GasParams& g,
+                                          const double u[3], double un, double H0_in, double hf,
+                                          double bf, const double gh[3], const double gb[3],
+                                          double& phi_h, double& phi_b, double& fm_h,
+                                          double& fm_b) {
     const int D = g.D;
     const Prim& p0 = fc.p0;
     double H0 = H0_in, B0, Hp, Bp;
