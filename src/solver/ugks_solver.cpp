@@ -19,25 +19,6 @@ inline double dot3(const double* a, const double* b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/// Solve the symmetric 3x3 system M x = r in the first `dim` coordinates (others: x = 0).
-void solve_sym(int dim, double M[3][3], const double r[3], double x[3]) {
-    x[0] = x[1] = x[2] = 0.0;
-    if (dim == 1) {
-        x[0] = r[0] / M[0][0];
-    } else if (dim == 2) {
-        const double det = M[0][0] * M[1][1] - M[0][1] * M[1][0];
-        x[0] = (M[1][1] * r[0] - M[0][1] * r[1]) / det;
-        x[1] = (M[0][0] * r[1] - M[1][0] * r[0]) / det;
-    } else {
-        const double a = M[0][0], b = M[0][1], c = M[0][2], d = M[1][0], e = M[1][1], f = M[1][2],
-                     g = M[2][0], h = M[2][1], k = M[2][2];
-        const double det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g);
-        x[0] = ((e * k - f * h) * r[0] - (b * k - c * h) * r[1] + (b * f - c * e) * r[2]) / det;
-        x[1] = (-(d * k - f * g) * r[0] + (a * k - c * g) * r[1] - (a * f - c * d) * r[2]) / det;
-        x[2] = ((d * h - e * g) * r[0] - (a * h - b * g) * r[1] + (a * e - b * d) * r[2]) / det;
-    }
-}
-
 /// Venkatakrishnan / Barth-Jespersen limiter factor for one face (section 4.3).
 inline double limiter_face(int kind, double d1max, double d1min, double d2, double eps2) {
     if (kind == 0) {  // venkatakrishnan
@@ -69,117 +50,32 @@ int limiter_kind(const std::string& s) {
 UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
                        const PhaseSpaceLayout& layout, const VelocityGrid& grid,
                        const VelocityBlocks& blocks)
-    : m_setup(setup), m_local(local), m_mesh(local.mesh), m_layout(layout), m_blocks(blocks) {
+    : m_setup(setup),
+      m_local(local),
+      m_mesh(local.mesh),
+      m_layout(layout),
+      m_blocks(blocks),
+      m_s(make_solver_static(setup, local, layout, grid, blocks)) {
     m_gas.D = grid.dim;
     m_gas.K = 3 - grid.dim + setup.gas.K_int;
     m_gas.N = 3 + setup.gas.K_int;
     m_gas.Pr = setup.gas.Pr;
     m_gas.mu_ref = setup.gas.mu_ref;
     m_gas.omega = setup.gas.omega;
-    m_dim = m_mesh.dim;
-    m_B = blocks.block_size;
-    int count = 0;
-    blocks.range(layout.q, m_first, count);
-    m_nblk = count;
-    m_nc = m_mesh.n_cells();
-    m_no = local.n_owned;
-    m_nf = m_mesh.n_faces();
-    m_store_b = m_gas.K > 0;
-    for (const auto& u : grid.u)
-        for (int d = 0; d < 3; ++d) m_umax_axis[d] = std::max(m_umax_axis[d], std::abs(u[d]));
-
-    const index_t ns = static_cast<index_t>(m_nblk) * m_B;
-    m_u.resize(3 * ns);
-    m_w.resize(ns);
-    for (index_t s = 0; s < ns; ++s) {
-        const index_t g = static_cast<index_t>(m_first) * m_B + s;
-        for (int d = 0; d < 3; ++d) m_u[3 * s + d] = blocks.u[g][d];
-        m_w[s] = blocks.w[g];
-    }
-
-    // Tensor structure of the velocity grid: slot -> per-axis indices (k = (i ny + j) nz + l).
-    m_tensor = grid.is_tensor();
-    if (m_tensor) {
-        for (int d = 0; d < 3; ++d) {
-            m_axis_off[d] = m_ntab;
-            for (double x : grid.axis_nodes[d]) m_axis_x.push_back(x);
-            m_ntab += static_cast<int>(grid.axis_nodes[d].size());
-        }
-        m_slot_idx.assign(3 * ns, -1);
-        for (index_t s = 0; s < ns; ++s) {
-            const index_t k = blocks.order[static_cast<index_t>(m_first) * m_B + s];
-            if (k < 0) continue;
-            const int nz = grid.counts[2], ny = grid.counts[1];
-            m_slot_idx[3 * s + 2] = static_cast<int>(k % nz);
-            m_slot_idx[3 * s + 1] = static_cast<int>((k / nz) % ny);
-            m_slot_idx[3 * s + 0] = static_cast<int>(k / (static_cast<index_t>(ny) * nz));
-        }
-    }
-
-    // Boundary condition of every local boundary face.
-    m_face_bc.assign(m_nf, -1);
-    m_face_kind.assign(m_nf, 0);
-    m_sym_index.assign(m_nf, -1);
-    index_t nsym = 0;
-    for (index_t f = 0; f < m_nf; ++f) {
-        if (m_mesh.face_neighbour[f] >= 0) continue;
-        const std::string& patch = m_mesh.patch_names.at(m_mesh.face_patch[f]);
-        for (std::size_t b = 0; b < setup.boundaries.size(); ++b)
-            if (setup.boundaries[b].patch == patch) m_face_bc[f] = static_cast<int>(b);
-        UGKS_REQUIRE(m_face_bc[f] >= 0, "boundary face without a condition: patch " << patch);
-        const std::string& type = setup.boundaries[m_face_bc[f]].type;
-        m_face_kind[f] = type == "diffuse_wall" ? 1
-                         : type == "symmetry"   ? 2
-                         : type == "outflow"    ? 4
-                                                : 3;
-        if (type == "periodic")
-            throw InputError("boundaries." + patch +
-                             ": periodic boundaries are not available in this version");
-        if (type == "symmetry") m_sym_index[f] = nsym++;
-        if (type == "diffuse_wall" || type == "symmetry") m_wall.push_back({f, {0, 0, 0}, 0.0});
-    }
-    m_sym_h.assign(nsym * ns, 0.0);
-    if (m_store_b) m_sym_b.assign(nsym * ns, 0.0);
-
-    // Least-squares coefficient vectors c_ij (section 4.2, w = 1/|dr|^2); boundary faces add a
-    // zero-gradient mirror constraint (phi_ghost = phi_i) to the matrix.
-    m_lsq_off.assign(m_no + 1, 0);
-    for (index_t i = 0; i < m_no; ++i)
-        m_lsq_off[i + 1] =
-            m_lsq_off[i] + (m_mesh.cell_face_offsets[i + 1] - m_mesh.cell_face_offsets[i]);
-    m_lsq.assign(3 * m_lsq_off[m_no], 0.0);
-    for (index_t i = 0; i < m_no; ++i) {
-        const auto& xi = m_mesh.cell_centroid[i];
-        double M[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-        std::vector<std::array<double, 4>> dr;  // dr, weight
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t f = m_mesh.cell_faces[k];
-            const index_t j =
-                m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
-            double d[3];
-            if (j >= 0) {
-                for (int c = 0; c < 3; ++c) d[c] = m_mesh.cell_centroid[j][c] - xi[c];
-            } else {
-                const auto& xf = m_mesh.face_centroid[f];
-                const auto& n = m_mesh.face_normal[f];
-                const double dn =
-                    (xf[0] - xi[0]) * n[0] + (xf[1] - xi[1]) * n[1] + (xf[2] - xi[2]) * n[2];
-                for (int c = 0; c < 3; ++c) d[c] = 2.0 * dn * n[c];
-            }
-            const double wgt = 1.0 / dot3(d, d);
-            for (int a = 0; a < 3; ++a)
-                for (int b = 0; b < 3; ++b) M[a][b] += wgt * d[a] * d[b];
-            dr.push_back({d[0], d[1], d[2], wgt});
-        }
-        for (std::size_t k = 0; k < dr.size(); ++k) {
-            double x[3];
-            solve_sym(m_dim, M, dr[k].data(), x);
-            for (int c = 0; c < 3; ++c) {
-                const double v = dr[k][3] * x[c];
-                m_lsq[3 * (m_lsq_off[i] + k) + c] = std::isfinite(v) ? v : 0.0;
-            }
-        }
-    }
+    m_dim = m_s.dim;
+    m_B = m_s.B;
+    m_nblk = m_s.nblk;
+    m_first = m_s.first;
+    m_nc = m_s.nc;
+    m_no = m_s.no;
+    m_nf = m_s.nf;
+    m_store_b = m_s.store_b;
+    const index_t ns = m_s.ns;
+    for (index_t f = 0; f < m_nf; ++f)
+        if (m_s.face_kind[f] == kDiffuseWall || m_s.face_kind[f] == kSymmetry)
+            m_wall.push_back({f, {0, 0, 0}, 0.0});
+    m_sym_h.assign(m_s.nsym * ns, 0.0);
+    if (m_store_b) m_sym_b.assign(m_s.nsym * ns, 0.0);
 
     m_W.assign(5 * m_nc, 0.0);
     m_Wold.assign(5 * m_nc, 0.0);
@@ -201,9 +97,9 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     m_phi_b.assign(m_store_b ? static_cast<std::size_t>(m_nf) * m_B : 0, 0.0);
     m_Fsum.assign(5 * static_cast<std::size_t>(m_nf), 0.0);
     m_mom.assign(17 * static_cast<std::size_t>(m_no), 0.0);
-    if (m_tensor) {
-        m_cellE.assign(static_cast<std::size_t>(m_no) * m_ntab, 0.0);
-        m_faceE.assign(static_cast<std::size_t>(m_nf) * m_ntab, 0.0);
+    if (m_s.tensor) {
+        m_cellE.assign(static_cast<std::size_t>(m_no) * m_s.ntab, 0.0);
+        m_faceE.assign(static_cast<std::size_t>(m_nf) * m_s.ntab, 0.0);
     }
     m_halo = HaloExchange(layout.comm_x, local.halo);
 }
@@ -227,7 +123,7 @@ void UgksSolver::initialize() {
                 const index_t s = static_cast<index_t>(m) * m_B + v;
                 const index_t k = (static_cast<index_t>(m) * m_nc + c) * m_B + v;
                 double hp, bp;
-                phys::shakhov_equilibrium(m_prim[c], zero_q, m_gas, &m_u[3 * s], hp, bp);
+                phys::shakhov_equilibrium(m_prim[c], zero_q, m_gas, &m_s.u[3 * s], hp, bp);
                 m_h[k] = hp;
                 if (m_store_b) m_b[k] = bp;
             }
@@ -247,35 +143,35 @@ void UgksSolver::compute_prims() {
 
 void UgksSolver::exp_table(const phys::Prim& p, double* E) const {
     for (int d = 0; d < m_gas.D; ++d) {
-        const int n = (d + 1 < 3 ? m_axis_off[d + 1] : m_ntab) - m_axis_off[d];
+        const int n = (d + 1 < 3 ? m_s.axis_off[d + 1] : m_s.ntab) - m_s.axis_off[d];
         for (int i = 0; i < n; ++i) {
-            const double c = m_axis_x[m_axis_off[d] + i] - p.U[d];
-            E[m_axis_off[d] + i] = std::exp(-p.lambda * c * c);
+            const double c = m_s.axis_x[m_s.axis_off[d] + i] - p.U[d];
+            E[m_s.axis_off[d] + i] = std::exp(-p.lambda * c * c);
         }
     }
 }
 
 inline double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const double* E,
                                         index_t s) const {
-    if (!m_tensor) {
+    if (!m_s.tensor) {
         double c2 = 0.0;
         for (int d = 0; d < m_gas.D; ++d)
-            c2 += (m_u[3 * s + d] - p.U[d]) * (m_u[3 * s + d] - p.U[d]);
+            c2 += (m_s.u[3 * s + d] - p.U[d]) * (m_s.u[3 * s + d] - p.U[d]);
         return p.rho * norm * std::exp(-p.lambda * c2);
     }
-    const int* idx = &m_slot_idx[3 * s];
+    const int* idx = &m_s.slot_idx[3 * s];
     if (idx[0] < 0) return 0.0;  // padding slot
-    double H = p.rho * norm * E[m_axis_off[0] + idx[0]];
-    if (m_gas.D > 1) H *= E[m_axis_off[1] + idx[1]];
-    if (m_gas.D > 2) H *= E[m_axis_off[2] + idx[2]];
+    double H = p.rho * norm * E[idx[0]];
+    if (m_gas.D > 1) H *= E[idx[1]];
+    if (m_gas.D > 2) H *= E[idx[2]];
     return H;
 }
 
 void UgksSolver::cell_tables() {
-    if (!m_tensor) return;
+    if (!m_s.tensor) return;
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i)
-        exp_table(m_prim[i], &m_cellE[static_cast<std::size_t>(i) * m_ntab]);
+        exp_table(m_prim[i], &m_cellE[static_cast<std::size_t>(i) * m_s.ntab]);
 }
 
 double UgksSolver::compute_dt() const {
@@ -290,8 +186,8 @@ double UgksSolver::compute_dt() const {
             const auto& n = m_mesh.face_normal[f];
             const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
             const double umax =
-                m_umax_axis[0] * std::abs(n[0]) + m_umax_axis[1] * std::abs(n[1]) +
-                m_umax_axis[2] * std::abs(n[2]);  // >= max_k |u_k.n|, equal on tensor grids
+                m_s.umax_axis[0] * std::abs(n[0]) + m_s.umax_axis[1] * std::abs(n[1]) +
+                m_s.umax_axis[2] * std::abs(n[2]);  // >= max_k |u_k.n|, equal on tensor grids
             sum += m_mesh.face_area[f] * std::max(umax, Un + c);
         }
         ratio = std::min(ratio, 2.0 * m_mesh.cell_volume[i] / sum);
@@ -313,7 +209,7 @@ void UgksSolver::gradients_W() {
         double vmax[5], vmin[5], scale[5];
         for (int e = 0; e < 5; ++e)
             vmax[e] = vmin[e] = m_W[5 * i + e], scale[e] = std::abs(m_W[5 * i + e]);
-        index_t slot = m_lsq_off[i];
+        index_t slot = m_s.lsq_off[i];
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
              ++k, ++slot) {
             const index_t f = m_mesh.cell_faces[k];
@@ -322,7 +218,7 @@ void UgksSolver::gradients_W() {
             if (j < 0) continue;
             for (int e = 0; e < 5; ++e) {
                 const double dphi = m_W[5 * j + e] - m_W[5 * i + e];
-                for (int d = 0; d < 3; ++d) g[3 * e + d] += m_lsq[3 * slot + d] * dphi;
+                for (int d = 0; d < 3; ++d) g[3 * e + d] += m_s.lsq[3 * slot + d] * dphi;
                 vmax[e] = std::max(vmax[e], m_W[5 * j + e]);
                 vmin[e] = std::min(vmin[e], m_W[5 * j + e]);
                 scale[e] = std::max(scale[e], std::abs(m_W[5 * j + e]));
@@ -334,13 +230,8 @@ void UgksSolver::gradients_W() {
         for (int e = 0; e < 5; ++e) {
             double psi = 1.0;
             const double eps2 = kd3 * scale[e] * scale[e] + 1e-300;
-            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
-                 ++k) {
-                const index_t f = m_mesh.cell_faces[k];
-                double dx[3];
-                for (int d = 0; d < 3; ++d)
-                    dx[d] = m_mesh.face_centroid[f][d] - m_mesh.cell_centroid[i][d];
-                const double d2 = dot3(&g[3 * e], dx);
+            for (index_t k = m_s.lsq_off[i]; k < m_s.lsq_off[i + 1]; ++k) {
+                const double d2 = dot3(&g[3 * e], &m_s.slot_dx[3 * k]);
                 psi = std::min(psi, limiter_face(kind, vmax[e] - m_W[5 * i + e],
                                                  vmin[e] - m_W[5 * i + e], d2, eps2));
             }
@@ -353,7 +244,7 @@ void UgksSolver::gradients_W() {
 void UgksSolver::face_precompute(double dt) {
 #pragma omp parallel for schedule(dynamic, 64)
     for (index_t f = 0; f < m_nf; ++f) {
-        const int bc = m_face_bc[f];
+        const int bc = m_s.face_bc[f];
         std::string_view type =
             bc >= 0 ? std::string_view(m_setup.boundaries[bc].type) : std::string_view();
         if (bc >= 0 && (type == "diffuse_wall" || type == "symmetry")) continue;
@@ -377,14 +268,12 @@ void UgksSolver::face_precompute(double dt) {
                 for (int d = 0; d < 3; ++d) in.gradWR[e][d] = m_gradW[15 * R + 3 * e + d];
             }
             for (int d = 0; d < 3; ++d) {
-                in.xR[d] = m_mesh.cell_centroid[R][d];
+                in.xR[d] = in.xf[d] - m_s.face_dxR[3 * f + d];  // the neighbour's image
                 in.qR[d] = m_q[3 * R + d];
             }
         } else {
             const auto& B = m_setup.boundaries[bc];
-            const double dn = (in.xf[0] - in.xL[0]) * n[0] + (in.xf[1] - in.xL[1]) * n[1] +
-                              (in.xf[2] - in.xL[2]) * n[2];
-            for (int d = 0; d < 3; ++d) in.xR[d] = in.xL[d] + 2.0 * dn * n[d];
+            for (int d = 0; d < 3; ++d) in.xR[d] = in.xf[d] - m_s.face_dxR[3 * f + d];
             if (type == "outflow") {
                 for (int e = 0; e < 5; ++e) in.WR[e] = in.WL[e];
                 for (int d = 0; d < 3; ++d) in.qR[d] = in.qL[d];
@@ -397,7 +286,7 @@ void UgksSolver::face_precompute(double dt) {
             }
         }
         phys::face_equilibrium(in, m_gas, dt, m_fc[f]);
-        if (m_tensor) exp_table(m_fc[f].p0, &m_faceE[static_cast<std::size_t>(f) * m_ntab]);
+        if (m_s.tensor) exp_table(m_fc[f].p0, &m_faceE[static_cast<std::size_t>(f) * m_s.ntab]);
     }
 }
 
@@ -407,11 +296,11 @@ void UgksSolver::wall_densities() {
     std::vector<double> sums(2 * m_wall.size(), 0.0);
     for (std::size_t iw = 0; iw < m_wall.size(); ++iw) {
         const index_t f = m_wall[iw].local_face;
-        const auto& B = m_setup.boundaries[m_face_bc[f]];
+        const auto& B = m_setup.boundaries[m_s.face_bc[f]];
         const index_t i = m_mesh.face_owner[f];
         const auto& n = m_mesh.face_normal[f];
         if (B.type == "symmetry") {
-            const index_t row = m_sym_index[f];
+            const index_t row = m_s.sym_index[f];
             for (int m = 0; m < m_nblk; ++m)
                 for (int v = 0; v < m_B; ++v) {
                     const index_t s = static_cast<index_t>(m) * m_B + v;
@@ -427,14 +316,14 @@ void UgksSolver::wall_densities() {
         for (int m = 0; m < m_nblk; ++m)
             for (int v = 0; v < m_B; ++v) {
                 const index_t s = static_cast<index_t>(m) * m_B + v;
-                const double* u = &m_u[3 * s];
+                const double* u = &m_s.u[3 * s];
                 const double un = dot3(u, n.data());
                 if (un > 0) {
-                    num += m_w[s] * un * m_h[(static_cast<index_t>(m) * m_nc + i) * m_B + v];
+                    num += m_s.w[s] * un * m_h[(static_cast<index_t>(m) * m_nc + i) * m_B + v];
                 } else if (un < 0) {
                     double c2 = 0.0;
                     for (int d = 0; d < 3; ++d) c2 += (u[d] - B.U[d]) * (u[d] - B.U[d]);
-                    den -= m_w[s] * un * norm * std::exp(-lw * c2);
+                    den -= m_s.w[s] * un * norm * std::exp(-lw * c2);
                 }
             }
         sums[2 * iw] = num;
@@ -456,14 +345,15 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
     for (index_t i = 0; i < m_no; ++i) {
         double* g = grad + 3 * B * i;
         std::fill(g, g + 3 * B, 0.0);
-        index_t slot = m_lsq_off[i];
+        index_t slot = m_s.lsq_off[i];
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
              ++k, ++slot) {
             const index_t fc = m_mesh.cell_faces[k];
             const index_t j =
                 m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
             if (j < 0) continue;
-            const double c0 = m_lsq[3 * slot], c1 = m_lsq[3 * slot + 1], c2 = m_lsq[3 * slot + 2];
+            const double c0 = m_s.lsq[3 * slot], c1 = m_s.lsq[3 * slot + 1],
+                         c2 = m_s.lsq[3 * slot + 2];
             const double* fj = f + B * j;
             const double* fi = f + B * i;
 #pragma omp simd
@@ -542,11 +432,8 @@ void UgksSolver::limit_block(const double* f, double* grad) const {
         const double dh = std::pow(m_mesh.cell_volume[i], 1.0 / m_dim);
         const double kd3 = std::pow(K * dh, 3.0);
         double* g = grad + 3 * B * i;
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t fc = m_mesh.cell_faces[k];
-            const double dx[3] = {m_mesh.face_centroid[fc][0] - m_mesh.cell_centroid[i][0],
-                                  m_mesh.face_centroid[fc][1] - m_mesh.cell_centroid[i][1],
-                                  m_mesh.face_centroid[fc][2] - m_mesh.cell_centroid[i][2]};
+        for (index_t k = m_s.lsq_off[i]; k < m_s.lsq_off[i + 1]; ++k) {
+            const double* dx = &m_s.slot_dx[3 * k];
             if (kind == 0)
                 limit_cell<0>(B, fi, vmax, vmin, scale2, kd3, g, dx, psi);
             else
@@ -595,25 +482,24 @@ void UgksSolver::sweep(double dt) {
         timers().start("flux");
 #pragma omp parallel for schedule(dynamic, 32)
         for (index_t f = 0; f < m_nf; ++f) {
-            const int bc = m_face_bc[f];
+            const int bc = m_s.face_bc[f];
             const BoundaryCondition* BC = bc >= 0 ? &m_setup.boundaries[bc] : nullptr;
             const index_t L = m_mesh.face_owner[f];
             const index_t R = m_mesh.face_neighbour[f];
             const double* n = m_mesh.face_normal[f].data();
-            const double* xf = m_mesh.face_centroid[f].data();
             double acc[5] = {0, 0, 0, 0, 0};
-            const int kind = m_face_kind[f];
+            const int kind = m_s.face_kind[f];
             const bool wall = kind == 1;
             const bool sym = kind == 2;
             if (wall || sym) {
                 const double lw = wall ? 1.0 / BC->T : 1.0;
                 const double norm = std::pow(lw / kPi, 0.5 * m_gas.D);
                 const double rw = m_rho_wall[f];
-                const index_t row = sym ? m_sym_index[f] : -1;
+                const index_t row = sym ? m_s.sym_index[f] : -1;
                 const int axis = sym ? BC->symmetry_axis : 0;
                 for (int v = 0; v < B; ++v) {
                     const index_t s = s0 + v;
-                    const double* u = &m_u[3 * s];
+                    const double* u = &m_s.u[3 * s];
                     const double un = dot3(u, n);
                     double hf, bf = 0.0;
                     if (un > 0) {
@@ -634,7 +520,7 @@ void UgksSolver::sweep(double dt) {
                     const double ph = dt * un * hf, pb = dt * un * bf;
                     phi_h[f * B + v] = ph;
                     if (b) phi_b[f * B + v] = pb;
-                    const double w = m_w[s];
+                    const double w = m_s.w[s];
                     acc[0] += w * ph;
                     acc[1] += w * u[0] * ph;
                     acc[2] += w * u[1] * ph;
@@ -645,7 +531,7 @@ void UgksSolver::sweep(double dt) {
                 const phys::FaceCoeffs& fc = m_fc[f];
                 const double norm0 = gauss_norm(fc.p0.lambda, m_gas.D);
                 const double* fE =
-                    m_tensor ? &m_faceE[static_cast<std::size_t>(f) * m_ntab] : nullptr;
+                    m_s.tensor ? &m_faceE[static_cast<std::size_t>(f) * m_s.ntab] : nullptr;
                 // Ghost distributions of far-field / inflow faces: the ghost Maxwellian, zero
                 // gradient.
                 const bool ghost_maxwellian = kind == 3;
@@ -657,7 +543,7 @@ void UgksSolver::sweep(double dt) {
                 }
                 for (int v = 0; v < B; ++v) {
                     const index_t s = s0 + v;
-                    const double* u = &m_u[3 * s];
+                    const double* u = &m_s.u[3 * s];
                     const double un = dot3(u, n);
                     double hf, bf = 0.0;
                     double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
@@ -670,15 +556,15 @@ void UgksSolver::sweep(double dt) {
                     else if (R >= 0)
                         c = R;
                     if (c >= 0) {
-                        const double* xc = m_mesh.cell_centroid[c].data();
+                        const double* dxc = c == L ? &m_s.face_dxL[3 * f] : &m_s.face_dxR[3 * f];
                         hf = h[B * c + v];
                         if (b) bf = b[B * c + v];
                         if (second) {
                             for (int d = 0; d < 3; ++d) {
                                 ghf[d] = gh[3 * B * c + d * B + v];
                                 if (b) gbf[d] = gb[3 * B * c + d * B + v];
-                                hf += ghf[d] * (xf[d] - xc[d]);
-                                if (b) bf += gbf[d] * (xf[d] - xc[d]);
+                                hf += ghf[d] * dxc[d];
+                                if (b) bf += gbf[d] * dxc[d];
                             }
                         }
                     } else if (ghost_maxwellian) {
@@ -696,7 +582,7 @@ void UgksSolver::sweep(double dt) {
                                        fmh, fmb);
                     phi_h[f * B + v] = ph;
                     if (b) phi_b[f * B + v] = pb;
-                    const double w = m_w[s];
+                    const double w = m_s.w[s];
                     acc[0] += w * fmh;
                     acc[1] += w * u[0] * fmh;
                     acc[2] += w * u[1] * fmh;
@@ -728,12 +614,14 @@ void UgksSolver::sweep(double dt) {
             const double invV = 1.0 / m_mesh.cell_volume[i];
             const double c = 0.5 * dt / m_tau[i];
             const double norm = gauss_norm(m_prim[i].lambda, m_gas.D);
-            const double* E = m_tensor ? &m_cellE[static_cast<std::size_t>(i) * m_ntab] : nullptr;
+            const double* E =
+                m_s.tensor ? &m_cellE[static_cast<std::size_t>(i) * m_s.ntab] : nullptr;
             for (int v = 0; v < B; ++v) {
                 const index_t s = s0 + v;
                 double hp, bp;
                 const double H = maxwellian_at(m_prim[i], norm, E, s);
-                phys::shakhov_equilibrium_H(m_prim[i], &m_q[3 * i], m_gas, &m_u[3 * s], H, hp, bp);
+                phys::shakhov_equilibrium_H(m_prim[i], &m_q[3 * i], m_gas, &m_s.u[3 * s], H, hp,
+                                            bp);
                 double& hv = h[B * i + v];
                 hv = hv - invV * rh[v] + c * (hp - hv);
                 if (b) {
@@ -752,8 +640,8 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     m_Wold = m_W;
     std::vector<double>& F = m_Fsum;
     for (index_t f = 0; f < m_nf; ++f) {
-        const int bc = m_face_bc[f];
-        const bool kinetic = m_face_kind[f] == 1 || m_face_kind[f] == 2;
+        const int bc = m_s.face_bc[f];
+        const bool kinetic = m_s.face_kind[f] == 1 || m_s.face_kind[f] == 2;
         (void)bc;
         for (int e = 0; e < 5; ++e)
             F[5 * f + e] = m_Facc[5 * f + e] + (kinetic ? 0.0 : m_fc[f].F[e]);
@@ -781,7 +669,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     // Wall data: P = momentum flux / dt, q_w = energy flux / dt - U_w . P (section 9).
     for (auto& wd : m_wall) {
         const index_t f = wd.local_face;
-        const auto& B = m_setup.boundaries[m_face_bc[f]];
+        const auto& B = m_setup.boundaries[m_s.face_bc[f]];
         for (int d = 0; d < 3; ++d) wd.P[d] = F[5 * f + 1 + d] / dt;
         wd.qw = F[5 * f + 4] / dt - (B.U[0] * wd.P[0] + B.U[1] * wd.P[1] + B.U[2] * wd.P[2]);
     }
@@ -841,13 +729,13 @@ void UgksSolver::stage2_and_moments(double dt) {
         double M[17] = {0};
         const double c = dt > 0 ? 0.5 * dt / m_tau[i] : 0.0;
         const double norm = gauss_norm(m_prim[i].lambda, m_gas.D);
-        const double* E = m_tensor ? &m_cellE[static_cast<std::size_t>(i) * m_ntab] : nullptr;
+        const double* E = m_s.tensor ? &m_cellE[static_cast<std::size_t>(i) * m_s.ntab] : nullptr;
         for (int m = 0; m < m_nblk; ++m) {
             double* h = &m_h[(static_cast<std::size_t>(m) * m_nc + i) * B];
             double* b = m_store_b ? &m_b[(static_cast<std::size_t>(m) * m_nc + i) * B] : nullptr;
             for (int v = 0; v < B; ++v) {
                 const index_t s = static_cast<index_t>(m) * B + v;
-                const double* u = &m_u[3 * s];
+                const double* u = &m_s.u[3 * s];
                 if (dt > 0) {
                     double hp, bp;
                     const double H = maxwellian_at(m_prim[i], norm, E, s);
@@ -856,7 +744,7 @@ void UgksSolver::stage2_and_moments(double dt) {
                     h[v] = (h[v] + c * hp) / (1.0 + c);
                     if (b) b[v] = (b[v] + c * bp) / (1.0 + c);
                 }
-                const double w = m_w[s];
+                const double w = m_s.w[s];
                 const double wh = w * h[v], wb = b ? w * b[v] : 0.0;
                 const double u2 = dot3(u, u);
                 M[0] += wh;

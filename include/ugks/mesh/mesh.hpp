@@ -60,6 +60,11 @@ struct Mesh {
     std::vector<Vec3> face_normal;
     std::vector<Vec3> face_centroid;
     std::vector<double> face_area;
+    /// Periodic faces (an interior face joining two periodic patches): the translation that
+    /// brings the neighbour next to the face, i.e. the neighbour's image centroid is
+    /// cell_centroid[neighbour] + face_shift[f]; zero for every other face. Empty when the mesh
+    /// has no periodic faces.
+    std::vector<Vec3> face_shift;
 
     // cell -> faces (CSR)
     std::vector<index_t> cell_face_offsets{0};

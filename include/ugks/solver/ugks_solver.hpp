@@ -10,6 +10,7 @@
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/physics/kinetic.hpp"
+#include "ugks/solver/solver_static.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks {
@@ -87,22 +88,8 @@ private:
     int m_first = 0;  ///< first local block (global index)
     index_t m_nc = 0, m_no = 0, m_nf = 0;
     bool m_store_b = false;
-    double m_umax_axis[3] = {0, 0, 0};  ///< max |u_k,d| over the whole velocity grid, per axis
-    std::vector<double> m_u;            ///< local velocities [slot][3]
-    std::vector<double> m_w;            ///< local weights [slot]
-    bool m_tensor = false;  ///< tensor velocity grid: Maxwellians from per-axis exponential tables
-    int m_ntab = 0;         ///< sum of the per-axis counts
-    int m_axis_off[3] = {0, 0, 0};
-    std::vector<double> m_axis_x;          ///< per-axis nodes, concatenated
-    std::vector<int> m_slot_idx;           ///< [slot][3] axis indices (-1: padding)
+    SolverStatic m_s;  ///< velocity tables, face kinds, LSQ data, geometric vectors
     std::vector<double> m_cellE, m_faceE;  ///< per owned cell / per face exponential tables
-    std::vector<int>
-        m_face_kind;  ///< 0 interior, 1 diffuse wall, 2 symmetry, 3 far field/inflow, 4 outflow
-    std::vector<int> m_face_bc;  ///< per local face: -1 interior, else index into setup.boundaries
-    std::vector<std::vector<std::pair<index_t, int>>>
-        m_cell_nbr;             ///< per owned cell: (neighbour cell or -1-face, face)
-    std::vector<double> m_lsq;  ///< per owned cell, per cell-face slot: c_ij (3)
-    std::vector<index_t> m_lsq_off;
 
     // state
     std::vector<double> m_W, m_Wold, m_gradW, m_q, m_tau;  ///< per local cell: 5, 5, 15, 3, 1

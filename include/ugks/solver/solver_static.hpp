@@ -1,0 +1,68 @@
+#pragma once
+#include <vector>
+
+#include "ugks/app/case_setup.hpp"
+#include "ugks/core/types.hpp"
+#include "ugks/parallel/layout.hpp"
+#include "ugks/parallel/partition.hpp"
+#include "ugks/velocity/velocity_grid.hpp"
+
+namespace ugks {
+
+/// Face kinds of the UGKS step (boundary type of a local face; interior and periodic faces are 0).
+enum FaceKind : int {
+    kInterior = 0,
+    kDiffuseWall = 1,
+    kSymmetry = 2,
+    kGhostMaxwellian = 3,
+    kOutflow = 4
+};
+
+/// Data of one rank's UGKS step that does not change in time, shared by the CPU and CUDA backends:
+/// velocity tables of the local blocks, the boundary kind of every local face, least-squares
+/// coefficients and the geometric vectors the reconstruction uses. Every position difference the
+/// scheme needs is stored here, so that a periodic neighbour is seen at its translated image
+/// (Mesh::face_shift) and a boundary face's ghost at the mirror image of the owner.
+struct SolverStatic {
+    int dim = 1;                      ///< mesh dimension
+    int D = 1;                        ///< velocity-space dimension
+    int B = 0;                        ///< block size
+    int nblk = 0;                     ///< local blocks
+    int first = 0;                    ///< first local block (global index)
+    index_t nc = 0;                   ///< local cells (owned + ghost)
+    index_t no = 0;                   ///< owned cells
+    index_t nf = 0;                   ///< local faces
+    index_t ns = 0;                   ///< local velocity slots = nblk * B
+    bool store_b = false;             ///< K > 0: the reduced distribution b is stored
+    double umax_axis[3] = {0, 0, 0};  ///< max |u_d| over the whole velocity grid, per axis
+
+    std::vector<double> u;           ///< local velocities [slot][3]
+    std::vector<double> ux, uy, uz;  ///< the same, one array per component
+    std::vector<double> w;           ///< local weights [slot] (0 on padding slots)
+
+    bool tensor = false;  ///< tensor velocity grid: Maxwellians from per-axis exponential tables
+    int ntab = 0;         ///< sum of the per-axis node counts
+    int axis_off[3] = {0, 0, 0};
+    std::vector<double> axis_x;  ///< per-axis nodes, concatenated
+    std::vector<int>
+        slot_idx;  ///< [slot][3] offsets into a table: axis_off[d] + index (-1: padding)
+
+    std::vector<int> face_kind;  ///< FaceKind per local face
+    std::vector<int> face_bc;    ///< per local face: -1 interior, else index into setup.boundaries
+    std::vector<index_t> sym_index;  ///< local face -> row of the symmetry-face store (-1)
+    index_t nsym = 0;
+
+    std::vector<index_t> lsq_off;  ///< per owned cell: first cell-face slot (CSR, n_owned + 1)
+    std::vector<double> lsq;       ///< per cell-face slot: LSQ coefficient vector c_ij (3)
+    std::vector<double> slot_dx;   ///< per cell-face slot: x_f - x_i (3), x_f seen from cell i
+    std::vector<double> face_dxL;  ///< per local face: x_f - x_L (3)
+    std::vector<double> face_dxR;  ///< per local face: x_f - x_R (3), x_R the neighbour's image or
+                                   ///< the owner's mirror image across a boundary face
+};
+
+/// Build the static data. Throws InputError for a boundary face without a condition.
+SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
+                                const PhaseSpaceLayout& layout, const VelocityGrid& grid,
+                                const VelocityBlocks& blocks);
+
+}  // namespace ugks

@@ -1,0 +1,184 @@
+// Static data of the UGKS step: velocity tables, face kinds, least-squares coefficients and
+// geometric vectors (periodic images and boundary mirror images included).
+#include "ugks/solver/solver_static.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "ugks/core/error.hpp"
+
+namespace ugks {
+namespace {
+
+inline double dot3(const double* a, const double* b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/// Solve the symmetric 3x3 system M x = r in the first `dim` coordinates (others: x = 0).
+void solve_sym(int dim, double M[3][3], const double r[3], double x[3]) {
+    x[0] = x[1] = x[2] = 0.0;
+    if (dim == 1) {
+        x[0] = r[0] / M[0][0];
+    } else if (dim == 2) {
+        const double det = M[0][0] * M[1][1] - M[0][1] * M[1][0];
+        x[0] = (M[1][1] * r[0] - M[0][1] * r[1]) / det;
+        x[1] = (M[0][0] * r[1] - M[1][0] * r[0]) / det;
+    } else {
+        const double a = M[0][0], b = M[0][1], c = M[0][2], d = M[1][0], e = M[1][1], f = M[1][2],
+                     g = M[2][0], h = M[2][1], k = M[2][2];
+        const double det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g);
+        x[0] = ((e * k - f * h) * r[0] - (b * k - c * h) * r[1] + (b * f - c * e) * r[2]) / det;
+        x[1] = (-(d * k - f * g) * r[0] + (a * k - c * g) * r[1] - (a * f - c * d) * r[2]) / det;
+        x[2] = ((d * h - e * g) * r[0] - (a * h - b * g) * r[1] + (a * e - b * d) * r[2]) / det;
+    }
+}
+
+}  // namespace
+
+SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
+                                const PhaseSpaceLayout& layout, const VelocityGrid& grid,
+                                const VelocityBlocks& blocks) {
+    const Mesh& mesh = local.mesh;
+    SolverStatic S;
+    S.dim = mesh.dim;
+    S.D = grid.dim;
+    S.B = blocks.block_size;
+    int count = 0;
+    blocks.range(layout.q, S.first, count);
+    S.nblk = count;
+    S.nc = mesh.n_cells();
+    S.no = local.n_owned;
+    S.nf = mesh.n_faces();
+    S.ns = static_cast<index_t>(S.nblk) * S.B;
+    S.store_b = 3 - grid.dim + setup.gas.K_int > 0;
+    for (const auto& u : grid.u)
+        for (int d = 0; d < 3; ++d) S.umax_axis[d] = std::max(S.umax_axis[d], std::abs(u[d]));
+
+    const index_t ns = S.ns;
+    const index_t g0 = static_cast<index_t>(S.first) * S.B;
+    S.u.resize(3 * ns);
+    S.ux.resize(ns);
+    S.uy.resize(ns);
+    S.uz.resize(ns);
+    S.w.resize(ns);
+    for (index_t s = 0; s < ns; ++s) {
+        for (int d = 0; d < 3; ++d) S.u[3 * s + d] = blocks.u[g0 + s][d];
+        S.ux[s] = S.u[3 * s];
+        S.uy[s] = S.u[3 * s + 1];
+        S.uz[s] = S.u[3 * s + 2];
+        S.w[s] = blocks.w[g0 + s];
+    }
+
+    // Tensor structure of the velocity grid: slot -> per-axis table offsets (k = (i ny + j) nz +
+    // l).
+    S.tensor = grid.is_tensor();
+    if (S.tensor) {
+        for (int d = 0; d < 3; ++d) {
+            S.axis_off[d] = S.ntab;
+            for (double x : grid.axis_nodes[d]) S.axis_x.push_back(x);
+            S.ntab += static_cast<int>(grid.axis_nodes[d].size());
+        }
+        S.slot_idx.assign(3 * ns, -1);
+        const int nz = grid.counts[2], ny = grid.counts[1];
+        for (index_t s = 0; s < ns; ++s) {
+            const index_t k = blocks.order[g0 + s];
+            if (k < 0) continue;
+            S.slot_idx[3 * s + 2] = S.axis_off[2] + static_cast<int>(k % nz);
+            S.slot_idx[3 * s + 1] = S.axis_off[1] + static_cast<int>((k / nz) % ny);
+            S.slot_idx[3 * s + 0] =
+                S.axis_off[0] + static_cast<int>(k / (static_cast<index_t>(ny) * nz));
+        }
+    }
+
+    // Boundary condition of every local boundary face.
+    S.face_bc.assign(S.nf, -1);
+    S.face_kind.assign(S.nf, kInterior);
+    S.sym_index.assign(S.nf, -1);
+    for (index_t f = 0; f < S.nf; ++f) {
+        if (mesh.face_neighbour[f] >= 0) continue;
+        const std::string& patch = mesh.patch_names.at(mesh.face_patch[f]);
+        for (std::size_t b = 0; b < setup.boundaries.size(); ++b)
+            if (setup.boundaries[b].patch == patch) S.face_bc[f] = static_cast<int>(b);
+        UGKS_REQUIRE(S.face_bc[f] >= 0, "boundary face without a condition: patch " << patch);
+        const std::string& type = setup.boundaries[S.face_bc[f]].type;
+        if (type == "periodic")
+            throw InputError("boundaries." + patch + ": periodic face " +
+                             std::to_string(local.global_face[f]) + " has no partner face");
+        S.face_kind[f] = type == "diffuse_wall" ? kDiffuseWall
+                         : type == "symmetry"   ? kSymmetry
+                         : type == "outflow"    ? kOutflow
+                                                : kGhostMaxwellian;
+        if (type == "symmetry") S.sym_index[f] = S.nsym++;
+    }
+
+    // Geometric vectors. shift(f): the neighbour's image is x_R + shift.
+    auto shift = [&](index_t f, int c) {
+        return mesh.face_shift.empty() ? 0.0 : mesh.face_shift[f][c];
+    };
+    S.face_dxL.assign(3 * S.nf, 0.0);
+    S.face_dxR.assign(3 * S.nf, 0.0);
+    for (index_t f = 0; f < S.nf; ++f) {
+        const index_t L = mesh.face_owner[f], R = mesh.face_neighbour[f];
+        const auto& xf = mesh.face_centroid[f];
+        const auto& xL = mesh.cell_centroid[L];
+        const auto& n = mesh.face_normal[f];
+        double dn = 0.0;
+        for (int c = 0; c < 3; ++c) {
+            S.face_dxL[3 * f + c] = xf[c] - xL[c];
+            dn += (xf[c] - xL[c]) * n[c];
+        }
+        for (int c = 0; c < 3; ++c)
+            S.face_dxR[3 * f + c] = R >= 0 ? xf[c] - (mesh.cell_centroid[R][c] + shift(f, c))
+                                           : S.face_dxL[3 * f + c] - 2.0 * dn * n[c];
+    }
+
+    // Least-squares coefficient vectors c_ij (section 4.2, w = 1/|dr|^2); boundary faces add a
+    // zero-gradient mirror constraint (phi_ghost = phi_i) to the matrix.
+    S.lsq_off.assign(S.no + 1, 0);
+    for (index_t i = 0; i < S.no; ++i)
+        S.lsq_off[i + 1] =
+            S.lsq_off[i] + (mesh.cell_face_offsets[i + 1] - mesh.cell_face_offsets[i]);
+    S.lsq.assign(3 * S.lsq_off[S.no], 0.0);
+    S.slot_dx.assign(3 * S.lsq_off[S.no], 0.0);
+    for (index_t i = 0; i < S.no; ++i) {
+        const auto& xi = mesh.cell_centroid[i];
+        double M[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+        std::vector<std::array<double, 4>> dr;  // dr, weight
+        index_t slot = S.lsq_off[i];
+        for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1];
+             ++k, ++slot) {
+            const index_t f = mesh.cell_faces[k];
+            const bool owner = mesh.face_owner[f] == i;
+            const index_t j = owner ? mesh.face_neighbour[f] : mesh.face_owner[f];
+            // x_f and the other cell as seen from cell i (shifted back on the neighbour side)
+            const double sgn = owner ? 0.0 : -1.0;
+            double d[3];
+            for (int c = 0; c < 3; ++c)
+                S.slot_dx[3 * slot + c] = mesh.face_centroid[f][c] + sgn * shift(f, c) - xi[c];
+            if (j >= 0) {
+                for (int c = 0; c < 3; ++c)
+                    d[c] = mesh.cell_centroid[j][c] + (owner ? shift(f, c) : -shift(f, c)) - xi[c];
+            } else {
+                const auto& n = mesh.face_normal[f];
+                const double dn = dot3(&S.slot_dx[3 * slot], n.data());
+                for (int c = 0; c < 3; ++c) d[c] = 2.0 * dn * n[c];
+            }
+            const double wgt = 1.0 / dot3(d, d);
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b) M[a][b] += wgt * d[a] * d[b];
+            dr.push_back({d[0], d[1], d[2], wgt});
+        }
+        for (std::size_t k = 0; k < dr.size(); ++k) {
+            double x[3];
+            solve_sym(S.dim, M, dr[k].data(), x);
+            for (int c = 0; c < 3; ++c) {
+                const double v = dr[k][3] * x[c];
+                S.lsq[3 * (S.lsq_off[i] + k) + c] = std::isfinite(v) ? v : 0.0;
+            }
+        }
+    }
+    return S;
+}
+
+}  // namespace ugks
