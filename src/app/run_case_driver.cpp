@@ -170,6 +170,7 @@ int run_case(const CommandLine& cl) {
                                                 ? std::string("box mesh")
                                                 : setup.mesh_config.file;
             const auto mirrors = check_boundaries(setup.boundaries, mesh, cfg, mesh_source);
+            connect_periodic(mesh, periodic_pairs(setup.boundaries));
             cfg.check_unused();
             if (world_size % setup.parallel.velocity_ranks != 0)
                 cfg.fail("parallel.velocity_ranks",

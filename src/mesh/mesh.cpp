@@ -476,7 +476,11 @@ void validate_mesh(const Mesh& mesh, const std::string& source) {
             const Vec3& n = mesh.face_normal[g];
             for (int d = 0; d < 3; ++d) s[d] += sigma * mesh.face_area[g] * n[d];
             s_total += mesh.face_area[g];
-            if (!(sigma * dot(n, sub(mesh.face_centroid[g], xc)) > 0)) {
+            // The neighbour of a periodic face sees the face at its own side: x_f - shift.
+            Vec3 xf = mesh.face_centroid[g];
+            if (sigma < 0 && !mesh.face_shift.empty())
+                for (int d = 0; d < 3; ++d) xf[d] -= mesh.face_shift[g][d];
+            if (!(sigma * dot(n, sub(xf, xc)) > 0)) {
                 UGKS_INPUT_ERROR(source << ": cell " << c << " at " << fmt_point(xc)
                                         << ": the normal of face " << g << " at "
                                         << fmt_point(mesh.face_centroid[g])

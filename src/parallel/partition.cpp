@@ -253,6 +253,9 @@ LocalMesh build_local_mesh(const Mesh& global, const std::vector<int>& part, int
     }
 
     const bool has_face_geom = static_cast<index_t>(global.face_area.size()) == nf;
+    // Periodic faces keep the global orientation (owner/neighbour) locally, so the global shift of
+    // the neighbour's image applies unchanged.
+    const bool has_shift = static_cast<index_t>(global.face_shift.size()) == nf;
     for (index_t gf : L.global_face) {
         for (index_t k = global.face_node_offsets[gf]; k < global.face_node_offsets[gf + 1]; ++k)
             M.face_nodes.push_back(node_g2l[global.face_nodes[k]]);
@@ -266,6 +269,7 @@ LocalMesh build_local_mesh(const Mesh& global, const std::vector<int>& part, int
             M.face_centroid.push_back(global.face_centroid[gf]);
             M.face_area.push_back(global.face_area[gf]);
         }
+        if (has_shift) M.face_shift.push_back(global.face_shift[gf]);
     }
 
     // Cell -> faces in the global order of each cell's list (derived from the faces if absent).

@@ -134,4 +134,17 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
     return mirrors;
 }
 
+std::vector<std::pair<std::string, std::string>> periodic_pairs(
+    const std::vector<BoundaryCondition>& bcs) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::set<std::string> seen;
+    for (const auto& bc : bcs) {
+        if (bc.type != "periodic" || seen.count(bc.patch)) continue;
+        seen.insert(bc.patch);
+        seen.insert(bc.partner);
+        out.emplace_back(bc.patch, bc.partner);
+    }
+    return out;
+}
+
 }  // namespace ugks

@@ -2,6 +2,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ugks/core/types.hpp"
@@ -110,8 +111,25 @@ index_t orient_cells_2d(Mesh& mesh);
 
 /// Check every face (positive area) and every cell: positive volume, closed surface
 /// (|sum of sigma S_f n_f| <= 1e-10 sum of S_f over its faces), outward normals
-/// (sigma n_f . (x_f - x_c) > 0). Errors name `source`, the cell (or face) index and its centroid.
+/// (sigma n_f . (x_f - x_c) > 0, x_f seen from the neighbour side of a periodic face shifted back
+/// by face_shift). Errors name `source`, the cell (or face) index and its centroid.
 void validate_mesh(const Mesh& mesh, const std::string& source);
+
+/// Join periodic patch pairs into interior faces. For every pair (A, B): the translation T from B
+/// to A is the difference of the patches' area-weighted face centroids; every face of B is matched
+/// (spatial hash, linear in the patch size) with the face of A whose centroid is the B face's
+/// centroid + T within 1e-6 of the face's linear size, with equal area (same relative tolerance)
+/// and opposite normal. Each pair of faces becomes ONE interior face: the A face, with owner = the
+/// A face's owner, neighbour = the B face's owner, normal/centroid/area/nodes of the A face,
+/// face_patch = -1 and face_shift = centroid_A - centroid_B (the neighbour's image centroid is
+/// cell_centroid[neighbour] + face_shift, next to the A face). The B faces are removed, faces are
+/// renumbered (kept faces in their old order), cell_faces point to the joined face where they
+/// pointed to the B face; face_shift is created (zero for every other face). patch_names are kept,
+/// A and B then have no faces. InputError naming both patches (and the offending face centroid):
+/// unknown or identical patches, a patch without boundary faces, different face counts, a face
+/// without a partner, unequal areas, normals not opposite, or a face joined to its own cell (a
+/// periodic direction needs at least 2 cells across). No-op for an empty list.
+void connect_periodic(Mesh& mesh, const std::vector<std::pair<std::string, std::string>>& pairs);
 
 /// Every patch named in the case must exist in the mesh and vice versa (InputError listing both
 /// sets).

@@ -37,7 +37,9 @@ struct HaloPattern {
 /// owner/neighbour in local numbering (a face owned by a ghost keeps the ghost as its owner; ghost
 /// faces keep their global patch). Nodes: those used by the local cells, ascending global id.
 /// cell_face lists are complete for owned cells and hold only the present faces for ghost cells.
-/// patch_names are copied.
+/// patch_names are copied; face_shift (periodic faces) is copied per local face when the global
+/// mesh has it (the orientation is global, so the shift keeps its sign). Ghosts include the
+/// neighbours across periodic faces (they are ordinary interior faces of the global mesh).
 struct LocalMesh {
     Mesh mesh;  ///< local numbering; n_cells() == n_owned + n_ghost
     index_t n_owned = 0;

@@ -1,6 +1,7 @@
 #pragma once
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ugks/core/types.hpp"
@@ -38,5 +39,10 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim,
 /// velocity rank.
 std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const Mesh& mesh,
                                      const Config& cfg, const std::string& source);
+
+/// The periodic pairs (A, B) of checked conditions, each pair once, A the patch listed first; for
+/// connect_periodic (ugks/mesh/mesh.hpp).
+std::vector<std::pair<std::string, std::string>> periodic_pairs(
+    const std::vector<BoundaryCondition>& bcs);
 
 }  // namespace ugks

@@ -274,6 +274,14 @@ void check_local_meshes(const Mesh& g, const std::vector<int>& part, int k, doub
             EXPECT_EQ(m.face_area[f], g.face_area[gf]);
             EXPECT_EQ(m.face_normal[f], g.face_normal[gf]);
             EXPECT_EQ(m.face_centroid[f], g.face_centroid[gf]);
+            // Periodic faces: the global orientation is kept, so is the neighbour image's shift.
+            if (g.face_shift.empty())
+                EXPECT_TRUE(m.face_shift.empty());
+            else if (static_cast<index_t>(m.face_shift.size()) == m.n_faces())
+                EXPECT_EQ(m.face_shift[f], g.face_shift[gf]);
+            else
+                ADD_FAILURE() << "local face_shift has " << m.face_shift.size() << " entries for "
+                              << m.n_faces() << " faces";
             std::vector<index_t> ln, gn;
             for (index_t q = m.face_node_offsets[f]; q < m.face_node_offsets[f + 1]; ++q)
                 ln.push_back(L.global_node[m.face_nodes[q]]);
@@ -377,6 +385,78 @@ TEST(LocalMesh, HandMadeStripedPartition) {
     for (index_t c = 0; c < g.n_cells(); ++c)
         part[c] = static_cast<int>(std::floor(g.cell_centroid[c][0] * 9)) % 3;
     check_local_meshes(g, part, 3, 1.0);
+}
+
+Mesh periodic_box(int dim, index_t nx, index_t ny, index_t nz, const std::string& type, Vec3 hi) {
+    Mesh g = box(dim, nx, ny, nz, type, hi);
+    std::vector<std::pair<std::string, std::string>> pairs{{"xmin", "xmax"}};
+    if (dim >= 2) pairs.push_back({"ymin", "ymax"});
+    if (dim == 3) pairs.push_back({"zmin", "zmax"});
+    connect_periodic(g, pairs);
+    return g;
+}
+
+TEST(LocalMesh, FullyPeriodicBoxesMetisParts) {
+    const Mesh q = periodic_box(2, 12, 10, 1, "quad", {1.2, 1, 1});
+    check_local_meshes(q, partition_cells(q, 4), 4, 1.2);
+    const Mesh t = periodic_box(2, 7, 5, 1, "triangle", {1, 1, 1});
+    check_local_meshes(t, partition_cells(t, 3), 3, 1.0);
+    const Mesh h = periodic_box(3, 4, 3, 3, "hexa", {1, 1, 1});
+    check_local_meshes(h, partition_cells(h, 5), 5, 1.0);
+}
+
+// Two halves in x of a box periodic in x: each half's ghosts are the column next to its interior
+// cut AND the column across the periodic faces; the local shift is the global one (+-L_x on the
+// faces at x = 0, where the xmin face is the owner side).
+TEST(LocalMesh, PeriodicGhostsAcrossTheJoinedFaces) {
+    Mesh g = box(2, 6, 3, 1, "quad", {1.5, 1, 1});
+    connect_periodic(g, {{"xmin", "xmax"}});
+    std::vector<int> part(static_cast<std::size_t>(g.n_cells()));
+    for (index_t c = 0; c < g.n_cells(); ++c) part[c] = g.cell_centroid[c][0] < 0.75 ? 0 : 1;
+    check_local_meshes(g, part, 2, 1.5);
+    for (int p = 0; p < 2; ++p) {
+        SCOPED_TRACE("part " + std::to_string(p));
+        const LocalMesh L = build_local_mesh(g, part, p);
+        ASSERT_EQ(L.n_owned, 9);
+        ASSERT_EQ(L.n_ghost, 6);  // 3 cells at the cut, 3 across the periodic faces
+        std::multiset<double> ghost_x;
+        for (index_t i = L.n_owned; i < L.mesh.n_cells(); ++i)
+            ghost_x.insert(L.mesh.cell_centroid[i][0]);
+        const std::multiset<double> expected =
+            p == 0 ? std::multiset<double>{0.875, 0.875, 0.875, 1.375, 1.375, 1.375}
+                   : std::multiset<double>{0.125, 0.125, 0.125, 0.625, 0.625, 0.625};
+        EXPECT_EQ(ghost_x, expected);
+        index_t periodic = 0;
+        for (index_t f = 0; f < L.mesh.n_faces(); ++f) {
+            if (L.mesh.face_shift[f][0] == 0) continue;
+            ++periodic;
+            EXPECT_EQ(L.mesh.face_shift[f][0], -1.5);
+            // The neighbour's image lies next to the owner, across the face at x = 0.
+            const index_t a = L.mesh.face_owner[f], b = L.mesh.face_neighbour[f];
+            EXPECT_DOUBLE_EQ(L.mesh.cell_centroid[a][0], 0.125);
+            EXPECT_DOUBLE_EQ(L.mesh.cell_centroid[b][0] + L.mesh.face_shift[f][0], -0.125);
+            EXPECT_EQ((a < L.n_owned) + (b < L.n_owned), 1);  // one side owned, one ghost
+        }
+        EXPECT_EQ(periodic, 3);
+        // Halo: one neighbour part, 6 cells each way (the cut column and the periodic column).
+        ASSERT_EQ(L.halo.neighbours, std::vector<int>{1 - p});
+        EXPECT_EQ(L.halo.send_cells[0].size(), 6u);
+        EXPECT_EQ(L.halo.recv_cells[0].size(), 6u);
+    }
+}
+
+TEST(Partition, PeriodicFacesAreGraphEdges) {
+    // A periodic ring of 8 segments in 2 parts: METIS cuts the ring twice, parts stay contiguous.
+    Mesh g = box(1, 8, 1, 1, "segment", {8, 1, 1});
+    connect_periodic(g, {{"xmin", "xmax"}});
+    ASSERT_EQ(g.n_faces(), 8);
+    const auto part = partition_cells(g, 2);
+    EXPECT_EQ(part_sizes(part, 2), (std::vector<index_t>{4, 4}));
+    int cuts = 0;
+    for (index_t f = 0; f < g.n_faces(); ++f)
+        cuts += part[g.face_owner[f]] != part[g.face_neighbour[f]];
+    EXPECT_EQ(cuts, 2);
+    check_local_meshes(g, part, 2, 8.0);
 }
 
 TEST(LocalMesh, SinglePartHasNoGhostsAndTheWholeMesh) {
