@@ -23,9 +23,37 @@
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/solver/ugks_solver.hpp"
+#if defined(UGKS_USE_CUDA)
+#include "ugks/solver/ugks_solver_device.hpp"
+#endif
 
 namespace ugks {
 namespace {
+
+/// The solver of the time loop: the device solver in CUDA builds, the CPU solver otherwise.
+#if defined(UGKS_USE_CUDA)
+using StepSolver = UgksSolverDevice;
+#else
+using StepSolver = UgksSolver;
+#endif
+
+/// Device memory per rank for summary.json (maximum over the ranks of `world`; collective). None
+/// on the CPU backend.
+[[maybe_unused]] nlohmann::json device_memory_json(const UgksSolver&, MPI_Comm) {
+    return nlohmann::json::object();
+}
+#if defined(UGKS_USE_CUDA)
+nlohmann::json device_memory_json(const UgksSolverDevice& solver, MPI_Comm world) {
+    const DeviceMemoryReport r = solver.memory_report();
+    double v[4] = {static_cast<double>(r.persistent), static_cast<double>(r.working_set),
+                   static_cast<double>(r.peak), static_cast<double>(r.conventional)};
+    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, world);
+    return {{"device_persistent", v[0]},
+            {"device_block_working_set", v[1]},
+            {"device_peak", v[2]},
+            {"conventional_full_velocity", v[3]}};
+}
+#endif
 
 std::string human_bytes(double b) {
     const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -108,7 +136,8 @@ SurfaceReference surface_reference(const CaseSetup& s) {
 }
 
 /// The owned diffuse-wall faces with their time-averaged fluxes of the last step.
-std::vector<SurfaceFace> wall_faces(const UgksSolver& solver, const LocalMesh& local,
+template <class Solver>
+std::vector<SurfaceFace> wall_faces(const Solver& solver, const LocalMesh& local,
                                     const CaseSetup& s) {
     std::vector<SurfaceFace> out;
     for (const auto& wd : solver.wall_data()) {
@@ -273,7 +302,7 @@ int run_case(const CommandLine& cl) {
             }
         });
         // Phase 4: the time loop.
-        UgksSolver solver(setup, local, layout, vel, blocks);
+        StepSolver solver(setup, local, layout, vel, blocks);
         run_collective(world, [&] { solver.initialize(); });
         auto write_fields_file = [&](const std::string& name) {
             ScopedTimer t("io");
@@ -357,6 +386,7 @@ int run_case(const CommandLine& cl) {
             throw NumericalError(failure + " (fields_final.h5 holds the last good state)");
         timers().stop("total");
         const auto stats = timers().reduce(world);
+        const nlohmann::json device_memory = device_memory_json(solver, world);
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
         if (world_rank == 0) {
@@ -383,6 +413,7 @@ int run_case(const CommandLine& cl) {
             j["memory_per_rank_bytes"] = {
                 {"estimate_max", mem_max},
                 {"device_arrays_peak", static_cast<double>(memory_tally().peak)}};
+            j["memory_per_rank_bytes"].update(device_memory);
             nlohmann::json tj = nlohmann::json::object();
             for (const auto& s : stats)
                 tj[s.category] = {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};

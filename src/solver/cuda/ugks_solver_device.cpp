@@ -1,0 +1,1469 @@
+// The UGKS single-sweep step on the CUDA backend (issue 4): the same discrete scheme as
+// src/solver/ugks_solver.cpp (its specification), every per-step array resident on the GPU.
+//
+// Kernels (one thread per velocity where the velocity is the inner index):
+//   k_prims, k_cell_tables               per cell: primitive state, tau, per-axis exp tables
+//   k_dt_ratio                           per owned cell: CFL ratio (then a fixed-order min)
+//   k_grad_W                             per owned cell: LSQ gradient + limiter of W
+//   k_face_pre                           per face: face_equilibrium, face exp tables
+//   k_wall_sums, k_sym_copy              per wall face: incident mass flux (fixed-order reduction)
+//   k_grad_block                         per (owned cell, velocity) of block m: LSQ + limiter of h,
+//   b k_flux                               one thread group per (face, block m): face data in
+//   shared
+//                                        memory, one thread per velocity, free-transport moments
+//                                        reduced in the group in a fixed tree order
+//   k_stage1                             per (owned cell, velocity) of block m
+//   k_macro                              per owned cell: W^{n+1} and per-cell residual parts
+//   k_stage2                             one thread group per owned cell, all local blocks: stage 2
+//                                        and the 17 raw moments (fixed-order reduction)
+// Every reduction has a fixed order (no floating-point atomics): identical bytes run to run.
+#include "ugks/solver/ugks_solver_device.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "ugks/core/error.hpp"
+#include "ugks/core/timer.hpp"
+#include "ugks/device/array.hpp"
+#include "ugks/device/cuda_check.hpp"
+
+namespace ugks {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr int kThreads = 256;   ///< threads per block of the element-wise kernels
+constexpr int kMaxGroup = 256;  ///< largest thread group of the per-(face|cell, block) kernels
+
+/// Boundary condition as the kernels see it.
+struct BcDev {
+    int kind = 0;  ///< FaceKind
+    int axis = 0;  ///< symmetry: velocity axis normal to the plane
+    double rho = 1, T = 1;
+    double U[3] = {0, 0, 0};
+};
+
+/// Everything the kernels read or write: device pointers and sizes (captured by value).
+struct Ctx {
+    phys::GasParams gas;
+    int dim = 1, B = 0, nblk = 0, ntab = 0, limiter = 0, order = 1;
+    int axis_off[3] = {0, 0, 0};
+    bool store_b = false, tensor = false;
+    index_t nc = 0, no = 0, nf = 0, ns = 0;
+    double venk_K = 1.0;
+    // mesh
+    const index_t *owner = nullptr, *neigh = nullptr, *cf_off = nullptr, *cf = nullptr;
+    const double *normal = nullptr, *area = nullptr, *fcent = nullptr, *ccent = nullptr,
+                 *vol = nullptr;
+    // static data (SolverStatic)
+    const index_t* lsq_off = nullptr;
+    const double *lsq = nullptr, *slot_dx = nullptr, *dxL = nullptr, *dxR = nullptr;
+    const int *kind = nullptr, *bc = nullptr;
+    const index_t *sym_index = nullptr, *mirror = nullptr;  ///< mirror: [axis][slot] local slot
+    const double *u = nullptr, *w = nullptr, *axis_x = nullptr;
+    const int* slot_idx = nullptr;
+    const BcDev* bcs = nullptr;
+    // state
+    double *W = nullptr, *gradW = nullptr, *q = nullptr, *tau = nullptr, *stress = nullptr;
+    phys::Prim* prim = nullptr;
+    double *h = nullptr, *b = nullptr;
+    phys::FaceCoeffs* fc = nullptr;
+    double *Facc = nullptr, *rho_wall = nullptr, *sym_h = nullptr, *sym_b = nullptr;
+    double *cellE = nullptr, *faceE = nullptr;
+    // block working set
+    double *gh = nullptr, *gb = nullptr, *phi_h = nullptr, *phi_b = nullptr;
+    double* mom = nullptr;
+};
+
+__device__ inline double dot3(const double* a, const double* b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/// Limiter factor of one face (section 4.3), as UgksSolver's limiter_face (kind 0 Venkatakrishnan,
+/// 1 Barth-Jespersen).
+__device__ inline double limiter_face(int kind, double d1max, double d1min, double d2,
+                                      double eps2) {
+    if (kind == 0) {
+        if (d2 == 0.0) return 1.0;
+        const double d1 = d2 > 0 ? d1max : d1min;
+        const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
+        const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
+        return fmin(1.0, num / den);
+    }
+    if (kind == 1) {
+        if (d2 > 0) return fmin(1.0, d1max / d2);
+        if (d2 < 0) return fmin(1.0, d1min / d2);
+        return 1.0;
+    }
+    return 1.0;
+}
+
+/// Maxwellian at local slot s: per-axis table product on tensor grids, else the direct formula.
+__device__ inline double maxwellian_at(const Ctx& C, const phys::Prim& p, double norm,
+                                       const double* E, index_t s) {
+    if (!C.tensor) {
+        double c2 = 0.0;
+        for (int d = 0; d < C.gas.D; ++d)
+            c2 += (C.u[3 * s + d] - p.U[d]) * (C.u[3 * s + d] - p.U[d]);
+        return p.rho * norm * exp(-p.lambda * c2);
+    }
+    const int* idx = &C.slot_idx[3 * s];
+    if (idx[0] < 0) return 0.0;
+    double H = p.rho * norm * E[idx[0]];
+    if (C.gas.D > 1) H *= E[idx[1]];
+    if (C.gas.D > 2) H *= E[idx[2]];
+    return H;
+}
+
+/// Per-axis exponential table of p into E (entries of the first D axes).
+__device__ inline void exp_table_entry(const Ctx& C, const phys::Prim& p, int t, double* E) {
+    int d = 0;
+    while (d + 1 < 3 && t >= C.axis_off[d + 1]) ++d;
+    if (d >= C.gas.D) return;
+    const double c = C.axis_x[t] - p.U[d];
+    E[t] = exp(-p.lambda * c * c);
+}
+
+/// Fixed-order tree reduction of NV values per thread over the thread group (blockDim.x a power
+/// of two). sh: NV * blockDim.x doubles. The result is in sh[e * blockDim.x] after the call.
+template <int NV>
+__device__ inline void group_reduce(double* sh, const double* mine) {
+    const int T = blockDim.x, t = threadIdx.x;
+    for (int e = 0; e < NV; ++e) sh[e * T + t] = mine[e];
+    __syncthreads();
+    for (int s = T / 2; s > 0; s >>= 1) {
+        if (t < s)
+            for (int e = 0; e < NV; ++e) sh[e * T + t] += sh[e * T + t + s];
+        __syncthreads();
+    }
+}
+
+// ---- kernels ---------------------------------------------------------------------------------
+
+__global__ void k_prims(Ctx C) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.nc) return;
+    C.prim[i] = phys::cons_to_prim(&C.W[5 * i], C.gas.N);
+    C.tau[i] = phys::relaxation_time(C.prim[i], C.gas);
+}
+
+__global__ void k_cell_tables(Ctx C) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= C.no * C.ntab) return;
+    const index_t i = k / C.ntab;
+    exp_table_entry(C, C.prim[i], static_cast<int>(k % C.ntab), &C.cellE[i * C.ntab]);
+}
+
+__global__ void k_init(Ctx C) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= C.nc * C.ns) return;
+    const index_t c = k / C.ns, s = k % C.ns;
+    const index_t m = s / C.B, v = s % C.B;
+    const double zero_q[3] = {0, 0, 0};
+    double hp, bp;
+    phys::shakhov_equilibrium(C.prim[c], zero_q, C.gas, &C.u[3 * s], hp, bp);
+    const index_t idx = (m * C.nc + c) * C.B + v;
+    C.h[idx] = hp;
+    if (C.store_b) C.b[idx] = bp;
+}
+
+__global__ void k_dt_ratio(Ctx C, double u0, double u1, double u2, double* ratio) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    const double gamma = (C.gas.N + 2.0) / C.gas.N;
+    const phys::Prim& p = C.prim[i];
+    const double c = sqrt(gamma / (2.0 * p.lambda));
+    double sum = 0.0;
+    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
+        const index_t f = C.cf[k];
+        const double* n = &C.normal[3 * f];
+        const double Un = fabs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
+        const double umax = u0 * fabs(n[0]) + u1 * fabs(n[1]) + u2 * fabs(n[2]);
+        sum += C.area[f] * fmax(umax, Un + c);
+    }
+    ratio[i] = 2.0 * C.vol[i] / sum;
+}
+
+__global__ void k_grad_W(Ctx C) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double* g = &C.gradW[15 * i];
+    const double* W = C.W;
+    double vmax[5], vmin[5], scale[5];
+    for (int e = 0; e < 15; ++e) g[e] = 0.0;
+    for (int e = 0; e < 5; ++e) vmax[e] = vmin[e] = W[5 * i + e], scale[e] = fabs(W[5 * i + e]);
+    index_t slot = C.lsq_off[i];
+    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k, ++slot) {
+        const index_t f = C.cf[k];
+        const index_t j = C.owner[f] == i ? C.neigh[f] : C.owner[f];
+        if (j < 0) continue;
+        for (int e = 0; e < 5; ++e) {
+            const double dphi = W[5 * j + e] - W[5 * i + e];
+            for (int d = 0; d < 3; ++d) g[3 * e + d] += C.lsq[3 * slot + d] * dphi;
+            vmax[e] = fmax(vmax[e], W[5 * j + e]);
+            vmin[e] = fmin(vmin[e], W[5 * j + e]);
+            scale[e] = fmax(scale[e], fabs(W[5 * j + e]));
+        }
+    }
+    if (C.limiter == 2) return;
+    const double dh = pow(C.vol[i], 1.0 / C.dim);
+    const double kd3 = pow(C.venk_K * dh, 3.0);
+    for (int e = 0; e < 5; ++e) {
+        double psi = 1.0;
+        const double eps2 = kd3 * scale[e] * scale[e] + 1e-300;
+        for (index_t k = C.lsq_off[i]; k < C.lsq_off[i + 1]; ++k) {
+            const double d2 = dot3(&g[3 * e], &C.slot_dx[3 * k]);
+            psi = fmin(psi, limiter_face(C.limiter, vmax[e] - W[5 * i + e], vmin[e] - W[5 * i + e],
+                                         d2, eps2));
+        }
+        for (int d = 0; d < 3; ++d) g[3 * e + d] *= psi;
+    }
+}
+
+__global__ void k_face_pre(Ctx C, double dt) {
+    const index_t f = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (f >= C.nf) return;
+    const int kind = C.kind[f];
+    if (kind == kDiffuseWall || kind == kSymmetry) return;
+    phys::FaceInput in{};
+    const index_t L = C.owner[f];
+    for (int e = 0; e < 5; ++e) {
+        in.WL[e] = C.W[5 * L + e];
+        for (int d = 0; d < 3; ++d) in.gradWL[e][d] = C.gradW[15 * L + 3 * e + d];
+    }
+    for (int d = 0; d < 3; ++d) {
+        in.xL[d] = C.ccent[3 * L + d];
+        in.xf[d] = C.fcent[3 * f + d];
+        in.n[d] = C.normal[3 * f + d];
+        in.qL[d] = C.q[3 * L + d];
+        in.xR[d] = in.xf[d] - C.dxR[3 * f + d];
+    }
+    if (kind == kInterior) {
+        const index_t R = C.neigh[f];
+        for (int e = 0; e < 5; ++e) {
+            in.WR[e] = C.W[5 * R + e];
+            for (int d = 0; d < 3; ++d) in.gradWR[e][d] = C.gradW[15 * R + 3 * e + d];
+        }
+        for (int d = 0; d < 3; ++d) in.qR[d] = C.q[3 * R + d];
+    } else if (kind == kOutflow) {
+        for (int e = 0; e < 5; ++e) in.WR[e] = in.WL[e];
+        for (int d = 0; d < 3; ++d) in.qR[d] = in.qL[d];
+    } else {  // far field / inflow: ghost Maxwellian, zero gradient, no heat flux
+        const BcDev& bc = C.bcs[C.bc[f]];
+        phys::Prim g;
+        g.rho = bc.rho;
+        for (int d = 0; d < 3; ++d) g.U[d] = bc.U[d];
+        g.lambda = 1.0 / bc.T;
+        phys::prim_to_cons(g, C.gas.N, in.WR);
+    }
+    phys::FaceCoeffs out;
+    phys::face_equilibrium(in, C.gas, dt, out);
+    C.fc[f] = out;
+    if (C.tensor)
+        for (int t = 0; t < C.ntab; ++t) exp_table_entry(C, out.p0, t, &C.faceE[f * C.ntab]);
+}
+
+/// One thread group per diffuse-wall face (list `faces`, symmetry entries give 0): incident mass
+/// flux num and the wall Maxwellian's den over the local velocities (decision U7).
+__global__ void k_wall_sums(Ctx C, const index_t* faces, index_t nw, double* sums) {
+    extern __shared__ double sh[];
+    const index_t iw = blockIdx.x;
+    if (iw >= nw) return;
+    const index_t f = faces[iw];
+    double acc[2] = {0.0, 0.0};
+    if (C.kind[f] == kDiffuseWall) {
+        const BcDev& bc = C.bcs[C.bc[f]];
+        const index_t i = C.owner[f];
+        const double* n = &C.normal[3 * f];
+        const double lw = 1.0 / bc.T;
+        const double norm = pow(lw / kPi, 0.5 * C.gas.D);
+        for (index_t s = threadIdx.x; s < C.ns; s += blockDim.x) {
+            const index_t m = s / C.B, v = s % C.B;
+            const double* u = &C.u[3 * s];
+            const double un = dot3(u, n);
+            if (un > 0) {
+                acc[0] += C.w[s] * un * C.h[(m * C.nc + i) * C.B + v];
+            } else if (un < 0) {
+                double c2 = 0.0;
+                for (int d = 0; d < 3; ++d) c2 += (u[d] - bc.U[d]) * (u[d] - bc.U[d]);
+                acc[1] -= C.w[s] * un * norm * exp(-lw * c2);
+            }
+        }
+    }
+    group_reduce<2>(sh, acc);
+    if (threadIdx.x == 0) {
+        sums[2 * iw] = sh[0];
+        sums[2 * iw + 1] = sh[blockDim.x];
+    }
+}
+
+/// Symmetry faces: the incident cell values at t^n, per local slot.
+__global__ void k_sym_copy(Ctx C, const index_t* sym_faces, index_t nsym) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= nsym * C.ns) return;
+    const index_t row = k / C.ns, s = k % C.ns;
+    const index_t f = sym_faces[row];
+    const index_t i = C.owner[f];
+    const index_t m = s / C.B, v = s % C.B;
+    const index_t idx = (m * C.nc + i) * C.B + v;
+    C.sym_h[row * C.ns + s] = C.h[idx];
+    if (C.store_b) C.sym_b[row * C.ns + s] = C.b[idx];
+}
+
+__global__ void k_scatter(const index_t* faces, const double* vals, index_t n, double* out) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k < n) out[faces[k]] = vals[k];
+}
+
+/// LSQ gradient + limiter of block m of h (and b), per (owned cell, velocity).
+__global__ void k_grad_block(Ctx C, int m) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    const int B = C.B;
+    if (k >= C.no * B) return;
+    const index_t i = k / B;
+    const int v = static_cast<int>(k % B);
+    for (int which = 0; which < (C.store_b ? 2 : 1); ++which) {
+        const double* f = (which == 0 ? C.h : C.b) + static_cast<index_t>(m) * C.nc * B;
+        double* g = (which == 0 ? C.gh : C.gb) + 3 * B * i;
+        const double fi = f[B * i + v];
+        double g0 = 0.0, g1 = 0.0, g2 = 0.0;
+        double vmax = fi, vmin = fi, scale = fabs(fi);
+        index_t slot = C.lsq_off[i];
+        for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk, ++slot) {
+            const index_t fc = C.cf[kk];
+            const index_t j = C.owner[fc] == i ? C.neigh[fc] : C.owner[fc];
+            if (j < 0) continue;
+            const double fj = f[B * j + v];
+            const double d = fj - fi;
+            g0 += C.lsq[3 * slot] * d;
+            g1 += C.lsq[3 * slot + 1] * d;
+            g2 += C.lsq[3 * slot + 2] * d;
+            vmax = fmax(vmax, fj);
+            vmin = fmin(vmin, fj);
+            scale = fmax(scale, fabs(fj));
+        }
+        if (C.limiter != 2) {
+            const double scale2 = scale * scale;
+            const double dh = pow(C.vol[i], 1.0 / C.dim);
+            const double kd3 = pow(C.venk_K * dh, 3.0);
+            double psi = 1.0;
+            for (index_t kk = C.lsq_off[i]; kk < C.lsq_off[i + 1]; ++kk) {
+                const double* dx = &C.slot_dx[3 * kk];
+                const double d2 = g0 * dx[0] + g1 * dx[1] + g2 * dx[2];
+                const double up = vmax - fi, dn = vmin - fi;
+                const double d1 = d2 > 0 ? up : dn;
+                double r;
+                if (C.limiter == 0) {
+                    const double eps2 = kd3 * scale2 + 1e-300;
+                    const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
+                    const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
+                    r = num / den;
+                } else {
+                    r = d1 / (d2 == 0.0 ? 1.0 : d2);
+                }
+                r = d2 == 0.0 ? 1.0 : r;
+                r = r < 1.0 ? r : 1.0;
+                psi = r < psi ? r : psi;
+            }
+            g0 *= psi;
+            g1 *= psi;
+            g2 *= psi;
+        }
+        g[v] = g0;
+        g[B + v] = g1;
+        g[2 * B + v] = g2;
+    }
+}
+
+/// Face fluxes of block m: one thread group per face, one thread per velocity (strided when B
+/// exceeds the group); the block's free-transport moments reduced in the group (fixed order) and
+/// added once to the face accumulator.
+__global__ void k_flux(Ctx C, int m, double dt) {
+    extern __shared__ double sh[];  // 5 * blockDim.x
+    __shared__ double s_fc[sizeof(phys::FaceCoeffs) / sizeof(double)];
+    const index_t f = blockIdx.x;
+    const int B = C.B;
+    const int kind = C.kind[f];
+    constexpr int kFcWords = sizeof(phys::FaceCoeffs) / sizeof(double);
+    if (kind != kDiffuseWall && kind != kSymmetry) {
+        const double* src = reinterpret_cast<const double*>(&C.fc[f]);
+        for (int t = threadIdx.x; t < kFcWords; t += blockDim.x) s_fc[t] = src[t];
+    }
+    __syncthreads();
+    const phys::FaceCoeffs& fc = *reinterpret_cast<const phys::FaceCoeffs*>(s_fc);
+    const index_t L = C.owner[f], R = C.neigh[f];
+    const double n[3] = {C.normal[3 * f], C.normal[3 * f + 1], C.normal[3 * f + 2]};
+    const bool has_b = C.store_b;
+    const bool second = C.order >= 2;
+    const index_t s0 = static_cast<index_t>(m) * B;
+    const double* h = C.h + static_cast<index_t>(m) * C.nc * B;
+    const double* b = has_b ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
+    double acc[5] = {0, 0, 0, 0, 0};
+    const double zero3[3] = {0, 0, 0};
+    if (kind == kDiffuseWall || kind == kSymmetry) {
+        const bool wall = kind == kDiffuseWall;
+        const BcDev& bc = C.bcs[C.bc[f]];
+        const double lw = wall ? 1.0 / bc.T : 1.0;
+        const double norm = pow(lw / kPi, 0.5 * C.gas.D);
+        const double rw = C.rho_wall[f];
+        const index_t row = wall ? -1 : C.sym_index[f];
+        for (int v = threadIdx.x; v < B; v += blockDim.x) {
+            const index_t s = s0 + v;
+            const double* u = &C.u[3 * s];
+            const double un = dot3(u, n);
+            double hf, bf = 0.0;
+            if (un > 0) {
+                hf = h[B * L + v];
+                if (has_b) bf = b[B * L + v];
+            } else if (wall) {
+                double c2 = 0.0;
+                for (int d = 0; d < 3; ++d) c2 += (u[d] - bc.U[d]) * (u[d] - bc.U[d]);
+                hf = rw * norm * exp(-lw * c2);
+                bf = 0.5 * C.gas.K / lw * hf;
+            } else {
+                const index_t sm = C.mirror[bc.axis * C.ns + s];
+                hf = sm >= 0 ? C.sym_h[row * C.ns + sm] : 0.0;
+                if (has_b) bf = sm >= 0 ? C.sym_b[row * C.ns + sm] : 0.0;
+            }
+            const double ph = dt * un * hf, pb = dt * un * bf;
+            C.phi_h[f * B + v] = ph;
+            if (has_b) C.phi_b[f * B + v] = pb;
+            const double w = C.w[s];
+            acc[0] += w * ph;
+            acc[1] += w * u[0] * ph;
+            acc[2] += w * u[1] * ph;
+            acc[3] += w * u[2] * ph;
+            acc[4] += w * 0.5 * (dot3(u, u) * ph + pb);
+        }
+    } else {
+        const double norm0 = phys::detail::gauss_norm(fc.p0.lambda, C.gas.D);
+        const double* fE = C.tensor ? &C.faceE[f * C.ntab] : nullptr;
+        const bool ghost_maxwellian = kind == kGhostMaxwellian;
+        phys::Prim pg;
+        if (ghost_maxwellian) {
+            const BcDev& bc = C.bcs[C.bc[f]];
+            pg.rho = bc.rho;
+            for (int d = 0; d < 3; ++d) pg.U[d] = bc.U[d];
+            pg.lambda = 1.0 / bc.T;
+        }
+        for (int v = threadIdx.x; v < B; v += blockDim.x) {
+            const index_t s = s0 + v;
+            const double* u = &C.u[3 * s];
+            const double un = dot3(u, n);
+            double hf, bf = 0.0;
+            double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
+            index_t c = -1;
+            if (un > 0)
+                c = L;
+            else if (R >= 0)
+                c = R;
+            if (c >= 0) {
+                const double* dxc = c == L ? &C.dxL[3 * f] : &C.dxR[3 * f];
+                hf = h[B * c + v];
+                if (has_b) bf = b[B * c + v];
+                if (second) {
+                    for (int d = 0; d < 3; ++d) {
+                        ghf[d] = C.gh[3 * B * c + d * B + v];
+                        if (has_b) gbf[d] = C.gb[3 * B * c + d * B + v];
+                        hf += ghf[d] * dxc[d];
+                        if (has_b) bf += gbf[d] * dxc[d];
+                    }
+                }
+            } else if (ghost_maxwellian) {
+                double H, Bm;
+                phys::maxwellian(pg, C.gas, u, H, Bm);
+                hf = H;
+                bf = Bm;
+            } else {
+                hf = h[B * L + v];
+                if (has_b) bf = b[B * L + v];
+            }
+            double ph, pb, fmh, fmb;
+            const double H0 = maxwellian_at(C, fc.p0, norm0, fE, s);
+            phys::micro_flux_H(fc, C.gas, u, un, H0, hf, bf, ghf, has_b ? gbf : zero3, ph, pb, fmh,
+                               fmb);
+            C.phi_h[f * B + v] = ph;
+            if (has_b) C.phi_b[f * B + v] = pb;
+            const double w = C.w[s];
+            acc[0] += w * fmh;
+            acc[1] += w * u[0] * fmh;
+            acc[2] += w * u[1] * fmh;
+            acc[3] += w * u[2] * fmh;
+            acc[4] += w * 0.5 * (dot3(u, u) * fmh + (has_b ? fmb : 0.0));
+        }
+    }
+    group_reduce<5>(sh, acc);
+    if (threadIdx.x == 0)
+        for (int e = 0; e < 5; ++e) C.Facc[5 * f + e] += sh[e * blockDim.x];
+}
+
+/// Stage 1 (section 6.3) of block m, in place, per (owned cell, velocity).
+__global__ void k_stage1(Ctx C, int m, double dt) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    const int B = C.B;
+    if (k >= C.no * B) return;
+    const index_t i = k / B;
+    const int v = static_cast<int>(k % B);
+    double rh = 0.0, rb = 0.0;
+    for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
+        const index_t f = C.cf[kk];
+        const double sS = (C.owner[f] == i ? 1.0 : -1.0) * C.area[f];
+        rh += sS * C.phi_h[f * B + v];
+        if (C.store_b) rb += sS * C.phi_b[f * B + v];
+    }
+    const double invV = 1.0 / C.vol[i];
+    const double c = 0.5 * dt / C.tau[i];
+    const phys::Prim& p = C.prim[i];
+    const double norm = phys::detail::gauss_norm(p.lambda, C.gas.D);
+    const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
+    const index_t s = static_cast<index_t>(m) * B + v;
+    double hp, bp;
+    const double H = maxwellian_at(C, p, norm, E, s);
+    phys::shakhov_equilibrium_H(p, &C.q[3 * i], C.gas, &C.u[3 * s], H, hp, bp);
+    const index_t idx = (static_cast<index_t>(m) * C.nc + i) * B + v;
+    double hv = C.h[idx];
+    C.h[idx] = hv - invV * rh + c * (hp - hv);
+    if (C.store_b) {
+        const double bv = C.b[idx];
+        C.b[idx] = bv - invV * rb + c * (bp - bv);
+    }
+}
+
+/// W^{n+1} per owned cell (section 6.1) and the cell's residual parts (8 columns: (dW/dt)^2 for 5
+/// components, |rho|, |rho E|, momentum scale) and failure flag (cell index, or no when fine).
+__global__ void k_macro(Ctx C, double dt, double* parts, double* bad) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double dW[5] = {0, 0, 0, 0, 0};
+    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
+        const index_t f = C.cf[k];
+        const double sS = (C.owner[f] == i ? 1.0 : -1.0) * C.area[f];
+        const bool kinetic = C.kind[f] == kDiffuseWall || C.kind[f] == kSymmetry;
+        for (int e = 0; e < 5; ++e) {
+            const double F = C.Facc[5 * f + e] + (kinetic ? 0.0 : C.fc[f].F[e]);
+            dW[e] -= sS * F;
+        }
+    }
+    double* P = &parts[8 * i];
+    for (int e = 0; e < 5; ++e) {
+        dW[e] /= C.vol[i];
+        C.W[5 * i + e] += dW[e];
+        P[e] = (dW[e] / dt) * (dW[e] / dt);
+    }
+    P[5] = fabs(C.W[5 * i]);
+    P[6] = fabs(C.W[5 * i + 4]);
+    const phys::Prim pn = phys::cons_to_prim(&C.W[5 * i], C.gas.N);
+    P[7] = pn.rho * (sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
+                     sqrt(1.0 / pn.lambda));
+    bool ok = pn.rho > 0 && pn.lambda > 0 && phys::detail::is_finite(pn.lambda);
+    for (int e = 0; e < 5; ++e) ok = ok && phys::detail::is_finite(C.W[5 * i + e]);
+    bad[i] = ok ? static_cast<double>(C.no) : static_cast<double>(i);
+}
+
+/// Stage 2 (dt > 0) and the 17 raw moments, one thread group per owned cell over every local
+/// block (fixed order: per thread in slot order, then the group tree).
+__global__ void k_stage2(Ctx C, double dt) {
+    extern __shared__ double sh[];  // 17 * blockDim.x
+    const index_t i = blockIdx.x;
+    const int B = C.B;
+    const double c = dt > 0 ? 0.5 * dt / C.tau[i] : 0.0;
+    const phys::Prim& p = C.prim[i];
+    const double norm = phys::detail::gauss_norm(p.lambda, C.gas.D);
+    const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
+    double M[17];
+    for (int k = 0; k < 17; ++k) M[k] = 0.0;
+    for (int m = 0; m < C.nblk; ++m) {
+        double* h = C.h + (static_cast<index_t>(m) * C.nc + i) * B;
+        double* b = C.store_b ? C.b + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
+        for (int v = threadIdx.x; v < B; v += blockDim.x) {
+            const index_t s = static_cast<index_t>(m) * B + v;
+            const double* u = &C.u[3 * s];
+            if (dt > 0) {
+                double hp, bp;
+                const double H = maxwellian_at(C, p, norm, E, s);
+                phys::shakhov_equilibrium_H(p, &C.q[3 * i], C.gas, u, H, hp, bp);
+                h[v] = (h[v] + c * hp) / (1.0 + c);
+                if (b) b[v] = (b[v] + c * bp) / (1.0 + c);
+            }
+            const double w = C.w[s];
+            const double wh = w * h[v], wb = b ? w * b[v] : 0.0;
+            const double u2 = dot3(u, u);
+            M[0] += wh;
+            M[1] += wh * u[0];
+            M[2] += wh * u[1];
+            M[3] += wh * u[2];
+            M[4] += wh * u[0] * u[0];
+            M[5] += wh * u[0] * u[1];
+            M[6] += wh * u[0] * u[2];
+            M[7] += wh * u[1] * u[1];
+            M[8] += wh * u[1] * u[2];
+            M[9] += wh * u[2] * u[2];
+            M[10] += wh * u[0] * u2;
+            M[11] += wh * u[1] * u2;
+            M[12] += wh * u[2] * u2;
+            M[13] += wb;
+            M[14] += wb * u[0];
+            M[15] += wb * u[1];
+            M[16] += wb * u[2];
+        }
+    }
+    group_reduce<17>(sh, M);
+    if (threadIdx.x < 17) C.mom[17 * i + threadIdx.x] = sh[threadIdx.x * blockDim.x];
+}
+
+/// q^{n+1} and the stress from the reduced raw moments, per owned cell.
+__global__ void k_q_stress(Ctx C) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    const double* M = &C.mom[17 * i];
+    const phys::Prim& p = C.prim[i];
+    const double M2[9] = {M[4], M[5], M[6], M[5], M[7], M[8], M[6], M[8], M[9]};
+    phys::heat_flux_from_raw(p.U, M[0], &M[1], M2, &M[10], M[13], &M[14], &C.q[3 * i]);
+    const double pr = p.rho / (2.0 * p.lambda);
+    const int idx[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+    for (int k = 0; k < 6; ++k) {
+        const int a = idx[k][0], c = idx[k][1];
+        if (a >= C.gas.D || c >= C.gas.D) {
+            C.stress[6 * i + k] = 0.0;
+            continue;
+        }
+        const double Pac =
+            M2[3 * a + c] - p.U[a] * M[1 + c] - M[1 + a] * p.U[c] + M[0] * p.U[a] * p.U[c];
+        C.stress[6 * i + k] = Pac - (a == c ? pr : 0.0);
+    }
+}
+
+/// Face flux of listed faces (walls: F = Facc), 5 per face.
+__global__ void k_gather_F(const double* Facc, const index_t* faces, index_t n, double* out) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= 5 * n) return;
+    out[k] = Facc[5 * faces[k / 5] + k % 5];
+}
+
+/// Fixed-order column reduction of in[n][k] with one thread group: op 0 sum, 1 min.
+__global__ void k_reduce_cols(const double* in, index_t n, int k, int op, double* out) {
+    __shared__ double sh[kThreads];
+    const int t = threadIdx.x;
+    for (int c = 0; c < k; ++c) {
+        double a = op == 0 ? 0.0 : HUGE_VAL;
+        for (index_t i = t; i < n; i += blockDim.x)
+            a = op == 0 ? a + in[i * k + c] : fmin(a, in[i * k + c]);
+        sh[t] = a;
+        __syncthreads();
+        for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+            if (t < s) sh[t] = op == 0 ? sh[t] + sh[t + s] : fmin(sh[t], sh[t + s]);
+            __syncthreads();
+        }
+        if (t == 0) out[c] = sh[0];
+        __syncthreads();
+    }
+}
+
+/// Halo rows: pack owned rows of a (and b) into out[row][wa (+ wa)], or unpack the reverse.
+__global__ void k_pack(const double* a, const double* b, int wa, const index_t* cells, index_t n,
+                       double* out) {
+    const int w = b ? 2 * wa : wa;
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= n * w) return;
+    const index_t r = k / w;
+    const int c = static_cast<int>(k % w);
+    const index_t cell = cells[r];
+    out[k] = c < wa ? a[cell * wa + c] : b[cell * wa + c - wa];
+}
+__global__ void k_unpack(double* a, double* b, int wa, const index_t* cells, index_t n,
+                         const double* in) {
+    const int w = b ? 2 * wa : wa;
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= n * w) return;
+    const index_t r = k / w;
+    const int c = static_cast<int>(k % w);
+    const index_t cell = cells[r];
+    if (c < wa)
+        a[cell * wa + c] = in[k];
+    else
+        b[cell * wa + c - wa] = in[k];
+}
+
+unsigned grid_for(index_t n, int threads = kThreads) {
+    return static_cast<unsigned>(std::max<index_t>(1, (n + threads - 1) / threads));
+}
+
+int group_size(int B) {
+    int t = 32;
+    while (t < B && t < kMaxGroup) t *= 2;
+    return t;
+}
+
+int limiter_code(const std::string& s) {
+    return s == "venkatakrishnan" ? 0 : s == "barth_jespersen" ? 1 : 2;
+}
+
+}  // namespace
+
+// ---- implementation object -------------------------------------------------------------------
+
+/// Halo exchange of device cell arrays staged through pinned host buffers: the owned rows to send
+/// are packed on the device, copied to pinned memory, exchanged by a HaloExchange over a compact
+/// pattern (send rows first, then receive rows), copied back and scattered into the ghost rows.
+class DeviceHalo {
+public:
+    DeviceHalo() = default;
+    DeviceHalo(MPI_Comm comm, const HaloPattern& pat, int max_width, const std::string& label) {
+        HaloPattern compact;
+        compact.neighbours = pat.neighbours;
+        std::vector<index_t> send, recv;
+        for (const auto& l : pat.send_cells) send.insert(send.end(), l.begin(), l.end());
+        for (const auto& l : pat.recv_cells) recv.insert(recv.end(), l.begin(), l.end());
+        m_nsend = static_cast<index_t>(send.size());
+        m_nrecv = static_cast<index_t>(recv.size());
+        index_t r = 0;
+        for (const auto& l : pat.send_cells) {
+            compact.send_cells.emplace_back();
+            for (std::size_t k = 0; k < l.size(); ++k) compact.send_cells.back().push_back(r++);
+        }
+        for (const auto& l : pat.recv_cells) {
+            compact.recv_cells.emplace_back();
+            for (std::size_t k = 0; k < l.size(); ++k) compact.recv_cells.back().push_back(r++);
+        }
+        m_halo = HaloExchange(comm, compact);  // collective over comm
+        m_active = m_nsend + m_nrecv > 0;
+        if (!m_active) return;
+        m_send_cells = DeviceArray<index_t>(label + ":send_cells", m_nsend);
+        m_send_cells.copy_from(send);
+        m_recv_cells = DeviceArray<index_t>(label + ":recv_cells", m_nrecv);
+        m_recv_cells.copy_from(recv);
+        m_dsend = DeviceArray<double>("work:" + label + ":send", m_nsend * max_width);
+        m_drecv = DeviceArray<double>("work:" + label + ":recv", m_nrecv * max_width);
+        m_max_width = max_width;
+        UGKS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&m_host),
+                                       sizeof(double) * (m_nsend + m_nrecv) * max_width));
+        UGKS_CUDA_CHECK(cudaEventCreateWithFlags(&m_packed, cudaEventDisableTiming));
+    }
+    ~DeviceHalo() {
+        if (m_host) cudaFreeHost(m_host);
+        if (m_packed) cudaEventDestroy(m_packed);
+    }
+    DeviceHalo(const DeviceHalo&) = delete;
+    DeviceHalo& operator=(const DeviceHalo&) = delete;
+    DeviceHalo& operator=(DeviceHalo&& o) noexcept {
+        std::swap(m_halo, o.m_halo);
+        std::swap(m_send_cells, o.m_send_cells);
+        std::swap(m_recv_cells, o.m_recv_cells);
+        std::swap(m_dsend, o.m_dsend);
+        std::swap(m_drecv, o.m_drecv);
+        std::swap(m_host, o.m_host);
+        std::swap(m_packed, o.m_packed);
+        std::swap(m_nsend, o.m_nsend);
+        std::swap(m_nrecv, o.m_nrecv);
+        std::swap(m_max_width, o.m_max_width);
+        std::swap(m_active, o.m_active);
+        return *this;
+    }
+
+    bool active() const { return m_active; }
+    std::size_t working_bytes() const {
+        return sizeof(double) * static_cast<std::size_t>(m_nsend + m_nrecv) * m_max_width;
+    }
+
+    /// Pack the owned rows of a (and b), width wa each, and copy them to pinned memory, on stream.
+    void start(cudaStream_t st, const double* a, const double* b, int wa, std::string& last) {
+        if (!m_active) return;
+        const int w = b ? 2 * wa : wa;
+        UGKS_REQUIRE(w <= m_max_width, "halo row width " << w << " > " << m_max_width);
+        m_width = w;
+        if (m_nsend > 0) {
+            k_pack<<<grid_for(m_nsend * w), kThreads, 0, st>>>(a, b, wa, m_send_cells.data(),
+                                                               m_nsend, m_dsend.data());
+            check_launch("k_pack", last);
+            UGKS_CUDA_CHECK(cudaMemcpyAsync(m_host, m_dsend.data(), sizeof(double) * m_nsend * w,
+                                            cudaMemcpyDeviceToHost, st));
+        }
+        UGKS_CUDA_CHECK(cudaEventRecord(m_packed, st));
+    }
+    /// Wait for the packed rows, exchange them over MPI, copy the received rows back and scatter
+    /// them into the ghost rows of a (and b), on stream (asynchronous after the MPI part).
+    void finish(cudaStream_t st, double* a, double* b, int wa, std::string& last) {
+        if (!m_active) return;
+        const int w = m_width;
+        {
+            const cudaError_t e = cudaEventSynchronize(m_packed);
+            if (e != cudaSuccess) fault(e, "halo pack", last);
+        }
+        {
+            ScopedTimer t("mpi_halo");
+            m_halo.begin(m_host, w);
+            m_halo.end(m_host);
+        }
+        if (m_nrecv > 0) {
+            UGKS_CUDA_CHECK(cudaMemcpyAsync(m_drecv.data(), m_host + m_nsend * w,
+                                            sizeof(double) * m_nrecv * w, cudaMemcpyHostToDevice,
+                                            st));
+            k_unpack<<<grid_for(m_nrecv * w), kThreads, 0, st>>>(a, b, wa, m_recv_cells.data(),
+                                                                 m_nrecv, m_drecv.data());
+            check_launch("k_unpack", last);
+        }
+    }
+    void exchange(cudaStream_t st, double* a, double* b, int wa, std::string& last) {
+        start(st, a, b, wa, last);
+        finish(st, a, b, wa, last);
+    }
+
+    static void check_launch(const char* name, std::string& last) {
+        last = name;
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) fault(e, "launch", last);
+#ifdef UGKS_SYNC_CHECK
+        const cudaError_t s = cudaDeviceSynchronize();
+        if (s != cudaSuccess) fault(s, "kernel", last);
+#endif
+    }
+    [[noreturn]] static void fault(cudaError_t e, const char* what, const std::string& last) {
+        ::ugks::detail::internal_fail(fmt::format("CUDA fault at {} (last kernel launched: {}): {}",
+                                                  what, last, cudaGetErrorString(e)),
+                                      __FILE__, __LINE__);
+    }
+
+private:
+    HaloExchange m_halo;
+    DeviceArray<index_t> m_send_cells, m_recv_cells;
+    DeviceArray<double> m_dsend, m_drecv;
+    double* m_host = nullptr;
+    cudaEvent_t m_packed = nullptr;
+    index_t m_nsend = 0, m_nrecv = 0;
+    int m_max_width = 0, m_width = 0;
+    bool m_active = false;
+};
+
+struct UgksSolverDevice::Impl {
+    const CaseSetup& setup;
+    const LocalMesh& local;
+    const Mesh& mesh;
+    const PhaseSpaceLayout& layout;
+    const VelocityBlocks& blocks;
+    SolverStatic S;
+    phys::GasParams gas;
+    Ctx C;
+    int group = 32;  ///< thread-group size of the per-(face|cell, block) kernels
+    std::string last_kernel = "(none)";
+
+    // device arrays (persistent)
+    DeviceArray<index_t> d_owner, d_neigh, d_cf_off, d_cf, d_lsq_off, d_sym_index, d_mirror;
+    DeviceArray<double> d_normal, d_area, d_fcent, d_ccent, d_vol, d_lsq, d_slot_dx, d_dxL, d_dxR;
+    DeviceArray<int> d_kind, d_bc, d_slot_idx;
+    DeviceArray<double> d_u, d_w, d_axis_x;
+    DeviceArray<BcDev> d_bcs;
+    DeviceArray<double> d_W, d_Wold, d_gradW, d_q, d_tau, d_stress, d_h, d_b, d_Facc, d_rho_wall,
+        d_sym_h, d_sym_b, d_cellE, d_faceE, d_mom;
+    DeviceArray<phys::Prim> d_prim;
+    DeviceArray<phys::FaceCoeffs> d_fc;
+    DeviceArray<index_t> d_wall_faces, d_sym_faces;
+    DeviceArray<double> d_wall_vals, d_cell_parts, d_bad, d_red;
+    // block working set
+    DeviceArray<double> d_gh, d_gb, d_phi_h, d_phi_b;
+
+    DeviceHalo halo_f, halo_g;
+    cudaStream_t compute = nullptr, comm = nullptr;
+    cudaEvent_t ev_state = nullptr, ev_f = nullptr, ev_g = nullptr, ev_gh = nullptr;
+
+    std::vector<WallFaceData> wall;
+    std::vector<index_t> wall_faces_host;
+    std::vector<double> rho_wall_w;  ///< per wall entry (diffuse walls; kept when den = 0)
+    long step_no = 0;
+    double time = 0;
+    std::size_t bytes_persistent = 0, bytes_work = 0;
+
+    Impl(const CaseSetup& s, const LocalMesh& l, const PhaseSpaceLayout& lay,
+         const VelocityGrid& grid, const VelocityBlocks& blk)
+        : setup(s),
+          local(l),
+          mesh(l.mesh),
+          layout(lay),
+          blocks(blk),
+          S(make_solver_static(s, l, lay, grid, blk)) {}
+
+    ~Impl() {
+        if (compute) cudaStreamDestroy(compute);
+        if (comm) cudaStreamDestroy(comm);
+        for (cudaEvent_t e : {ev_state, ev_f, ev_g, ev_gh})
+            if (e) cudaEventDestroy(e);
+    }
+
+    template <class T>
+    DeviceArray<T> upload(const std::string& label, const std::vector<T>& v) {
+        DeviceArray<T> a(label, static_cast<index_t>(v.size()));
+        a.copy_from(v);
+        return a;
+    }
+    static std::vector<double> flat(const std::vector<Vec3>& v) {
+        std::vector<double> out(3 * v.size());
+        for (std::size_t i = 0; i < v.size(); ++i)
+            for (int d = 0; d < 3; ++d) out[3 * i + d] = v[i][d];
+        return out;
+    }
+    template <class T>
+    DeviceArray<T> alloc(const std::string& label, index_t n) {
+        DeviceArray<T> a(label, n);
+        if (n > 0) UGKS_CUDA_CHECK(cudaMemset(a.data(), 0, sizeof(T) * n));
+        return a;
+    }
+
+    void launched(const char* name) { DeviceHalo::check_launch(name, last_kernel); }
+    void sync(cudaStream_t st, const char* what) {
+        const cudaError_t e = cudaStreamSynchronize(st);
+        if (e != cudaSuccess) DeviceHalo::fault(e, what, last_kernel);
+    }
+
+    void setup_all();
+    void compute_prims();
+    double compute_dt();
+    void gradients_W();
+    void face_precompute(double dt);
+    void wall_densities();
+    void sweep(double dt);
+    void macro_update(double dt, StepResult& r);
+    void stage2_and_moments(double dt);
+    void allreduce_v(DeviceArray<double>& a, index_t n);
+    void macro_halo(double* a, int width);
+};
+
+void UgksSolverDevice::Impl::setup_all() {
+    gas.D = S.D;
+    gas.K = 3 - S.D + setup.gas.K_int;
+    gas.N = 3 + setup.gas.K_int;
+    gas.Pr = setup.gas.Pr;
+    gas.mu_ref = setup.gas.mu_ref;
+    gas.omega = setup.gas.omega;
+    const std::size_t tally0 = memory_tally().current;
+
+    UGKS_CUDA_CHECK(cudaStreamCreateWithFlags(&compute, cudaStreamDefault));
+    UGKS_CUDA_CHECK(cudaStreamCreateWithFlags(&comm, cudaStreamDefault));
+    for (cudaEvent_t* e : {&ev_state, &ev_f, &ev_g, &ev_gh})
+        UGKS_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+
+    const index_t nc = S.nc, no = S.no, nf = S.nf, ns = S.ns;
+    d_owner = upload("mesh:face_owner", mesh.face_owner);
+    d_neigh = upload("mesh:face_neighbour", mesh.face_neighbour);
+    d_cf_off = upload("mesh:cell_face_offsets", mesh.cell_face_offsets);
+    d_cf = upload("mesh:cell_faces", mesh.cell_faces);
+    d_normal = upload("mesh:face_normal", flat(mesh.face_normal));
+    d_area = upload("mesh:face_area", mesh.face_area);
+    d_fcent = upload("mesh:face_centroid", flat(mesh.face_centroid));
+    d_ccent = upload("mesh:cell_centroid", flat(mesh.cell_centroid));
+    d_vol = upload("mesh:cell_volume", mesh.cell_volume);
+    d_lsq_off = upload("static:lsq_off", S.lsq_off);
+    d_lsq = upload("static:lsq", S.lsq);
+    d_slot_dx = upload("static:slot_dx", S.slot_dx);
+    d_dxL = upload("static:face_dxL", S.face_dxL);
+    d_dxR = upload("static:face_dxR", S.face_dxR);
+    d_kind = upload("static:face_kind", S.face_kind);
+    d_bc = upload("static:face_bc", S.face_bc);
+    d_sym_index = upload("static:sym_index", S.sym_index);
+    d_u = upload("static:u", S.u);
+    d_w = upload("static:w", S.w);
+    d_axis_x = upload("static:axis_x", S.axis_x.empty() ? std::vector<double>{0.0} : S.axis_x);
+    d_slot_idx = upload("static:slot_idx", S.slot_idx.empty() ? std::vector<int>{-1} : S.slot_idx);
+    // mirror slots per axis, local numbering (-1: none)
+    std::vector<index_t> mir(3 * static_cast<std::size_t>(ns), -1);
+    const index_t g0 = static_cast<index_t>(S.first) * S.B;
+    for (int a = 0; a < 3; ++a)
+        if (!blocks.mirror[a].empty())
+            for (index_t s = 0; s < ns; ++s) {
+                const index_t gm = blocks.mirror[a][g0 + s];
+                mir[a * ns + s] = gm >= 0 ? gm - g0 : -1;
+            }
+    d_mirror = upload("static:mirror", mir);
+    std::vector<BcDev> bcs;
+    for (const auto& bc : setup.boundaries) {
+        BcDev d;
+        d.kind = bc.type == "diffuse_wall" ? kDiffuseWall
+                 : bc.type == "symmetry"   ? kSymmetry
+                 : bc.type == "outflow"    ? kOutflow
+                                           : kGhostMaxwellian;
+        d.axis = bc.symmetry_axis < 0 ? 0 : bc.symmetry_axis;
+        d.rho = bc.rho;
+        d.T = bc.T;
+        for (int c = 0; c < 3; ++c) d.U[c] = bc.U[c];
+        bcs.push_back(d);
+    }
+    if (bcs.empty()) bcs.push_back(BcDev{});
+    d_bcs = upload("static:boundaries", bcs);
+
+    // wall faces (diffuse and symmetry, as UgksSolver::m_wall) and symmetry rows
+    std::vector<index_t> sym_faces(S.nsym, -1);
+    for (index_t f = 0; f < nf; ++f) {
+        if (S.face_kind[f] == kDiffuseWall || S.face_kind[f] == kSymmetry) {
+            wall.push_back({f, {0, 0, 0}, 0.0});
+            wall_faces_host.push_back(f);
+        }
+        if (S.sym_index[f] >= 0) sym_faces[S.sym_index[f]] = f;
+    }
+    rho_wall_w.assign(wall.size(), 0.0);
+    d_wall_faces = upload("static:wall_faces",
+                          wall_faces_host.empty() ? std::vector<index_t>{0} : wall_faces_host);
+    d_sym_faces =
+        upload("static:sym_faces", sym_faces.empty() ? std::vector<index_t>{0} : sym_faces);
+    d_wall_vals = alloc<double>("macro:wall_values", 5 * std::max<index_t>(1, wall.size()));
+
+    d_W = alloc<double>("macro:W", 5 * nc);
+    d_Wold = alloc<double>("macro:W_old", 5 * nc);
+    d_gradW = alloc<double>("macro:gradW", 15 * nc);
+    d_q = alloc<double>("macro:q", 3 * nc);
+    d_tau = alloc<double>("macro:tau", nc);
+    d_prim = alloc<phys::Prim>("macro:prim", nc);
+    d_stress = alloc<double>("macro:stress", 6 * no);
+    d_h = alloc<double>("dist:h", nc * ns);
+    if (S.store_b) d_b = alloc<double>("dist:b", nc * ns);
+    d_fc = alloc<phys::FaceCoeffs>("macro:face_coeffs", nf);
+    d_Facc = alloc<double>("macro:face_acc", 5 * nf);
+    d_rho_wall = alloc<double>("macro:rho_wall", nf);
+    d_sym_h = alloc<double>("macro:sym_h", S.nsym * ns);
+    if (S.store_b) d_sym_b = alloc<double>("macro:sym_b", S.nsym * ns);
+    if (S.tensor) {
+        d_cellE = alloc<double>("macro:cell_exp", no * S.ntab);
+        d_faceE = alloc<double>("macro:face_exp", nf * S.ntab);
+    }
+    d_mom = alloc<double>("macro:moments", 17 * no);
+    d_cell_parts = alloc<double>("macro:cell_parts", 8 * std::max<index_t>(no, 1));
+    d_bad = alloc<double>("macro:bad", std::max<index_t>(no, 1));
+    d_red = alloc<double>("macro:reduced", 16);
+    bytes_persistent = memory_tally().current - tally0;
+
+    const std::size_t tally1 = memory_tally().current;
+    const int B = S.B;
+    const bool second = setup.numerics.order >= 2;
+    if (second) {
+        d_gh = alloc<double>("work:grad_h", 3 * static_cast<index_t>(B) * nc);
+        if (S.store_b) d_gb = alloc<double>("work:grad_b", 3 * static_cast<index_t>(B) * nc);
+    }
+    d_phi_h = alloc<double>("work:phi_h", nf * B);
+    if (S.store_b) d_phi_b = alloc<double>("work:phi_b", nf * B);
+    const int fb = S.store_b ? 2 : 1;
+    halo_f = DeviceHalo(layout.comm_x, local.halo, fb * B, "halo_f");
+    halo_g = DeviceHalo(layout.comm_x, local.halo, std::max(15, 3 * fb * B), "halo_g");
+    bytes_work = memory_tally().current - tally1;
+
+    group = group_size(B);
+    Ctx& c = C;
+    c.gas = gas;
+    c.dim = S.dim;
+    c.B = B;
+    c.nblk = S.nblk;
+    c.ntab = S.ntab;
+    for (int d = 0; d < 3; ++d) c.axis_off[d] = S.axis_off[d];
+    c.limiter = limiter_code(setup.numerics.limiter);
+    c.order = setup.numerics.order;
+    c.venk_K = setup.numerics.venkatakrishnan_k;
+    c.store_b = S.store_b;
+    c.tensor = S.tensor;
+    c.nc = nc;
+    c.no = no;
+    c.nf = nf;
+    c.ns = ns;
+    c.owner = d_owner.data();
+    c.neigh = d_neigh.data();
+    c.cf_off = d_cf_off.data();
+    c.cf = d_cf.data();
+    c.normal = d_normal.data();
+    c.area = d_area.data();
+    c.fcent = d_fcent.data();
+    c.ccent = d_ccent.data();
+    c.vol = d_vol.data();
+    c.lsq_off = d_lsq_off.data();
+    c.lsq = d_lsq.data();
+    c.slot_dx = d_slot_dx.data();
+    c.dxL = d_dxL.data();
+    c.dxR = d_dxR.data();
+    c.kind = d_kind.data();
+    c.bc = d_bc.data();
+    c.sym_index = d_sym_index.data();
+    c.mirror = d_mirror.data();
+    c.u = d_u.data();
+    c.w = d_w.data();
+    c.axis_x = d_axis_x.data();
+    c.slot_idx = d_slot_idx.data();
+    c.bcs = d_bcs.data();
+    c.W = d_W.data();
+    c.gradW = d_gradW.data();
+    c.q = d_q.data();
+    c.tau = d_tau.data();
+    c.stress = d_stress.data();
+    c.prim = d_prim.data();
+    c.h = d_h.data();
+    c.b = d_b.data();
+    c.fc = d_fc.data();
+    c.Facc = d_Facc.data();
+    c.rho_wall = d_rho_wall.data();
+    c.sym_h = d_sym_h.data();
+    c.sym_b = d_sym_b.data();
+    c.cellE = d_cellE.data();
+    c.faceE = d_faceE.data();
+    c.gh = d_gh.data();
+    c.gb = d_gb.data();
+    c.phi_h = d_phi_h.data();
+    c.phi_b = d_phi_b.data();
+    c.mom = d_mom.data();
+    UGKS_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void UgksSolverDevice::Impl::macro_halo(double* a, int width) {
+    halo_g.exchange(compute, a, nullptr, width, last_kernel);
+}
+
+void UgksSolverDevice::Impl::allreduce_v(DeviceArray<double>& a, index_t n) {
+    if (layout.P_v <= 1 || n == 0) return;
+    std::vector<double> host(static_cast<std::size_t>(n));
+    sync(compute, "before a velocity reduction");
+    UGKS_CUDA_CHECK(cudaMemcpy(host.data(), a.data(), sizeof(double) * n, cudaMemcpyDeviceToHost));
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, host.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM,
+                      layout.comm_v);
+    }
+    UGKS_CUDA_CHECK(cudaMemcpy(a.data(), host.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
+}
+
+void UgksSolverDevice::Impl::compute_prims() {
+    k_prims<<<grid_for(S.nc), kThreads, 0, compute>>>(C);
+    launched("k_prims");
+    if (S.tensor && S.no > 0) {
+        k_cell_tables<<<grid_for(S.no * S.ntab), kThreads, 0, compute>>>(C);
+        launched("k_cell_tables");
+    }
+}
+
+double UgksSolverDevice::Impl::compute_dt() {
+    double ratio = HUGE_VAL;
+    if (S.no > 0) {
+        k_dt_ratio<<<grid_for(S.no), kThreads, 0, compute>>>(C, S.umax_axis[0], S.umax_axis[1],
+                                                             S.umax_axis[2], d_bad.data());
+        launched("k_dt_ratio");
+        k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data());
+        launched("k_reduce_cols");
+        UGKS_CUDA_CHECK(
+            cudaMemcpyAsync(&ratio, d_red.data(), sizeof(double), cudaMemcpyDeviceToHost, compute));
+        sync(compute, "time step");
+    }
+    double dt = setup.numerics.cfl * ratio;
+    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MIN, layout.world);
+    if (setup.time.end_time > 0) dt = std::min(dt, setup.time.end_time - time);
+    return dt;
+}
+
+void UgksSolverDevice::Impl::gradients_W() {
+    UGKS_CUDA_CHECK(cudaMemsetAsync(d_gradW.data(), 0, sizeof(double) * 15 * S.nc, compute));
+    if (setup.numerics.order < 2) return;
+    if (S.no > 0) {
+        k_grad_W<<<grid_for(S.no), kThreads, 0, compute>>>(C);
+        launched("k_grad_W");
+    }
+    macro_halo(d_gradW.data(), 15);
+}
+
+void UgksSolverDevice::Impl::face_precompute(double dt) {
+    if (S.nf == 0) return;
+    k_face_pre<<<grid_for(S.nf, 128), 128, 0, compute>>>(C, dt);
+    launched("k_face_pre");
+}
+
+void UgksSolverDevice::Impl::wall_densities() {
+    const index_t nw = static_cast<index_t>(wall.size());
+    if (S.nsym > 0 && S.ns > 0) {
+        k_sym_copy<<<grid_for(S.nsym * S.ns), kThreads, 0, compute>>>(C, d_sym_faces.data(),
+                                                                      S.nsym);
+        launched("k_sym_copy");
+    }
+    std::vector<double> sums(2 * nw, 0.0);
+    if (nw > 0) {
+        k_wall_sums<<<static_cast<unsigned>(nw), group, 2 * group * sizeof(double), compute>>>(
+            C, d_wall_faces.data(), nw, d_wall_vals.data());
+        launched("k_wall_sums");
+        UGKS_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d_wall_vals.data(), sizeof(double) * 2 * nw,
+                                        cudaMemcpyDeviceToHost, compute));
+        sync(compute, "wall sums");
+    }
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM,
+                      layout.comm_v);
+    }
+    if (nw == 0) return;
+    for (index_t iw = 0; iw < nw; ++iw)
+        if (sums[2 * iw + 1] > 0) rho_wall_w[iw] = sums[2 * iw] / sums[2 * iw + 1];
+    UGKS_CUDA_CHECK(cudaMemcpyAsync(d_wall_vals.data(), rho_wall_w.data(), sizeof(double) * nw,
+                                    cudaMemcpyHostToDevice, compute));
+    k_scatter<<<grid_for(nw), kThreads, 0, compute>>>(d_wall_faces.data(), d_wall_vals.data(), nw,
+                                                      d_rho_wall.data());
+    launched("k_scatter");
+    sync(compute, "wall densities");  // rho_wall_w is pageable host memory read by the copy
+}
+
+void UgksSolverDevice::Impl::sweep(double dt) {
+    const int B = S.B;
+    const bool second = setup.numerics.order >= 2;
+    const bool halo = halo_f.active();
+    const index_t blk = static_cast<index_t>(S.nc) * B;
+    UGKS_CUDA_CHECK(cudaMemsetAsync(d_Facc.data(), 0, sizeof(double) * 5 * S.nf, compute));
+    double* h = d_h.data();
+    double* b = S.store_b ? d_b.data() : nullptr;
+    auto hb = [&](int m, double*& hm, double*& bm) {
+        hm = h + m * blk;
+        bm = b ? b + m * blk : nullptr;
+    };
+    if (halo && S.nblk > 0) {
+        // The distributions of every block are final (stage 2 of the last step): block 0's halo
+        // may start on the communication stream at once.
+        UGKS_CUDA_CHECK(cudaEventRecord(ev_state, compute));
+        UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_state, 0));
+        double *hm, *bm;
+        hb(0, hm, bm);
+        halo_f.start(comm, hm, bm, B, last_kernel);
+    }
+    for (int m = 0; m < S.nblk; ++m) {
+        double *hm, *bm;
+        hb(m, hm, bm);
+        if (halo) {
+            // Block m's halo (packed during block m-1's kernels): MPI, then H2D + unpack on the
+            // communication stream; the compute stream waits only for the unpack.
+            halo_f.finish(comm, hm, bm, B, last_kernel);
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_f, comm));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_f, 0));
+        }
+        if (second && S.no > 0) {
+            k_grad_block<<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m);
+            launched("k_grad_block");
+        }
+        if (second && halo) {
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_g, compute));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_g, 0));
+            halo_g.start(comm, d_gh.data(), S.store_b ? d_gb.data() : nullptr, 3 * B, last_kernel);
+        }
+        if (halo && m + 1 < S.nblk) {
+            double *hn, *bn;
+            hb(m + 1, hn, bn);
+            halo_f.start(comm, hn, bn, B, last_kernel);  // queued behind the gradient pack
+        }
+        if (second && halo) {
+            halo_g.finish(comm, d_gh.data(), S.store_b ? d_gb.data() : nullptr, 3 * B, last_kernel);
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_gh, comm));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_gh, 0));
+        }
+        if (S.nf > 0) {
+            k_flux<<<static_cast<unsigned>(S.nf), group, 5 * group * sizeof(double), compute>>>(
+                C, m, dt);
+            launched("k_flux");
+        }
+        if (S.no > 0) {
+            k_stage1<<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m, dt);
+            launched("k_stage1");
+        }
+        // The host now returns to the next block's halo (MPI) while these kernels run.
+    }
+    allreduce_v(d_Facc, 5 * S.nf);
+}
+
+void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
+    UGKS_CUDA_CHECK(cudaMemcpyAsync(d_Wold.data(), d_W.data(), sizeof(double) * 5 * S.nc,
+                                    cudaMemcpyDeviceToDevice, compute));
+    double red[9] = {0, 0, 0, 0, 0, 0, 0, 0, static_cast<double>(S.no)};
+    const index_t nw = static_cast<index_t>(wall.size());
+    std::vector<double> wallF(5 * nw, 0.0);
+    if (S.no > 0) {
+        k_macro<<<grid_for(S.no), kThreads, 0, compute>>>(C, dt, d_cell_parts.data(), d_bad.data());
+        launched("k_macro");
+        k_reduce_cols<<<1, kThreads, 0, compute>>>(d_cell_parts.data(), S.no, 8, 0, d_red.data());
+        launched("k_reduce_cols");
+        k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data() + 8);
+        launched("k_reduce_cols");
+        UGKS_CUDA_CHECK(cudaMemcpyAsync(red, d_red.data(), sizeof(double) * 9,
+                                        cudaMemcpyDeviceToHost, compute));
+    }
+    if (nw > 0) {
+        k_gather_F<<<grid_for(5 * nw), kThreads, 0, compute>>>(d_Facc.data(), d_wall_faces.data(),
+                                                               nw, d_wall_vals.data());
+        launched("k_gather_F");
+        UGKS_CUDA_CHECK(cudaMemcpyAsync(wallF.data(), d_wall_vals.data(), sizeof(double) * 5 * nw,
+                                        cudaMemcpyDeviceToHost, compute));
+    }
+    sync(compute, "macroscopic update");
+    for (index_t iw = 0; iw < nw; ++iw) {
+        auto& wd = wall[iw];
+        const auto& Bc = setup.boundaries[S.face_bc[wd.local_face]];
+        for (int d = 0; d < 3; ++d) wd.P[d] = wallF[5 * iw + 1 + d] / dt;
+        wd.qw =
+            wallF[5 * iw + 4] / dt - (Bc.U[0] * wd.P[0] + Bc.U[1] * wd.P[1] + Bc.U[2] * wd.P[2]);
+    }
+    double glob[7] = {red[0], red[1] + red[2] + red[3], red[4], red[5], red[7],
+                      red[6], static_cast<double>(S.no)};
+    MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, layout.comm_x);
+    for (int k = 0; k < 3; ++k)
+        r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);
+
+    const index_t bad_cell = static_cast<index_t>(red[8]);
+    const int mine_bad = S.no > 0 && bad_cell < S.no ? 1 : 0;
+    std::string msg;
+    if (mine_bad) {
+        double Wc[5];
+        UGKS_CUDA_CHECK(
+            cudaMemcpy(Wc, d_W.data() + 5 * bad_cell, sizeof(Wc), cudaMemcpyDeviceToHost));
+        const phys::Prim p = phys::cons_to_prim(Wc, gas.N);
+        const auto& x = mesh.cell_centroid[bad_cell];
+        msg = fmt::format(
+            "step {}: cell {} at ({:.6g}, {:.6g}, {:.6g}) has rho = {:.6g}, T = {:.6g}",
+            step_no + 1, local.global_cell[bad_cell], x[0], x[1], x[2], p.rho, 1.0 / p.lambda);
+    }
+    int flag = mine_bad;
+    MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, layout.world);
+    if (flag) {
+        int first = mine_bad ? layout.world_rank : layout.world_size;
+        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, layout.world);
+        int len = static_cast<int>(msg.size());
+        MPI_Bcast(&len, 1, MPI_INT, first, layout.world);
+        msg.resize(len);
+        MPI_Bcast(msg.data(), len, MPI_CHAR, first, layout.world);
+        r.failed = true;
+        r.failure = msg;
+        UGKS_CUDA_CHECK(cudaMemcpyAsync(d_W.data(), d_Wold.data(), sizeof(double) * 5 * S.nc,
+                                        cudaMemcpyDeviceToDevice, compute));
+        sync(compute, "restore W");
+    }
+}
+
+void UgksSolverDevice::Impl::stage2_and_moments(double dt) {
+    if (dt > 0) compute_prims();
+    if (S.no > 0) {
+        k_stage2<<<static_cast<unsigned>(S.no), group, 17 * group * sizeof(double), compute>>>(C,
+                                                                                               dt);
+        launched("k_stage2");
+    }
+    allreduce_v(d_mom, 17 * S.no);
+    if (S.no > 0) {
+        k_q_stress<<<grid_for(S.no), kThreads, 0, compute>>>(C);
+        launched("k_q_stress");
+    }
+}
+
+// ---- public interface ------------------------------------------------------------------------
+
+UgksSolverDevice::UgksSolverDevice(const CaseSetup& setup, const LocalMesh& local,
+                                   const PhaseSpaceLayout& layout, const VelocityGrid& grid,
+                                   const VelocityBlocks& blocks)
+    : m(std::make_unique<Impl>(setup, local, layout, grid, blocks)) {
+    UGKS_REQUIRE(blocks.block_size <= 1024, "block size " << blocks.block_size << " > 1024");
+    m->setup_all();
+}
+
+UgksSolverDevice::~UgksSolverDevice() = default;
+
+void UgksSolverDevice::initialize() {
+    Impl& I = *m;
+    std::vector<double> W(5 * I.S.nc, 0.0);
+    for (index_t c = 0; c < I.S.nc; ++c) {
+        const InitialState st = initial_state_at(I.setup, I.mesh.cell_centroid[c]);
+        phys::Prim p;
+        p.rho = st.rho;
+        for (int d = 0; d < 3; ++d) p.U[d] = st.U[d];
+        p.lambda = 1.0 / st.T;
+        phys::prim_to_cons(p, I.gas.N, &W[5 * c]);
+    }
+    I.d_W.copy_from(W);
+    I.compute_prims();
+    if (I.S.nc * I.S.ns > 0) {
+        k_init<<<grid_for(I.S.nc * I.S.ns), kThreads, 0, I.compute>>>(I.C);
+        I.launched("k_init");
+    }
+    I.stage2_and_moments(-1.0);
+    I.sync(I.compute, "initialize");
+}
+
+StepResult UgksSolverDevice::step() {
+    Impl& I = *m;
+    StepResult r;
+    I.macro_halo(I.d_W.data(), 5);
+    I.macro_halo(I.d_q.data(), 3);
+    I.compute_prims();
+    const double dt = I.compute_dt();
+    r.dt = dt;
+    I.gradients_W();
+    I.face_precompute(dt);
+    I.wall_densities();
+    I.sweep(dt);
+    I.macro_update(dt, r);
+    if (r.failed) return r;
+    I.stage2_and_moments(dt);
+    I.sync(I.compute, "end of step");
+    ++I.step_no;
+    I.time += dt;
+    return r;
+}
+
+std::vector<CellField> UgksSolverDevice::fields() const {
+    const Impl& I = *m;
+    UGKS_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> Wh, qh, sh;
+    I.d_W.copy_to(Wh);
+    I.d_q.copy_to(qh);
+    I.d_stress.copy_to(sh);
+    const index_t n = I.S.no;
+    std::vector<double> rho(n), U(3 * n), T(n), p(n), q(3 * n), mach(n), kn(n);
+    const double gamma = (I.gas.N + 2.0) / I.gas.N;
+    for (index_t i = 0; i < n; ++i) {
+        const phys::Prim pr = phys::cons_to_prim(&Wh[5 * i], I.gas.N);
+        rho[i] = pr.rho;
+        T[i] = 1.0 / pr.lambda;
+        p[i] = pr.rho * T[i] / 2.0;
+        double s2 = 0.0;
+        for (int d = 0; d < 3; ++d) {
+            U[3 * i + d] = pr.U[d];
+            q[3 * i + d] = qh[3 * i + d];
+            s2 += pr.U[d] * pr.U[d];
+        }
+        mach[i] = std::sqrt(s2) / std::sqrt(gamma * T[i] / 2.0);
+        kn[i] = I.setup.gas.Kn / pr.rho * std::pow(T[i], I.gas.omega - 0.5);
+    }
+    sh.resize(6 * n);
+    std::vector<CellField> f;
+    f.push_back({"rho", 1, rho});
+    f.push_back({"U", 3, U});
+    f.push_back({"T", 1, T});
+    f.push_back({"p", 1, p});
+    f.push_back({"q", 3, q});
+    f.push_back({"stress", 6, sh});
+    f.push_back({"Mach", 1, mach});
+    f.push_back({"Kn_local", 1, kn});
+    return f;
+}
+
+const std::vector<WallFaceData>& UgksSolverDevice::wall_data() const { return m->wall; }
+
+std::array<double, 5> UgksSolverDevice::totals() const {
+    std::vector<double> W;
+    UGKS_CUDA_CHECK(cudaDeviceSynchronize());
+    m->d_W.copy_to(W);
+    std::array<double, 5> t{0, 0, 0, 0, 0};
+    for (index_t i = 0; i < m->S.no; ++i)
+        for (int e = 0; e < 5; ++e) t[e] += W[5 * i + e] * m->mesh.cell_volume[i];
+    MPI_Allreduce(MPI_IN_PLACE, t.data(), 5, MPI_DOUBLE, MPI_SUM, m->layout.comm_x);
+    return t;
+}
+
+long UgksSolverDevice::step_count() const { return m->step_no; }
+double UgksSolverDevice::time() const { return m->time; }
+const phys::GasParams& UgksSolverDevice::gas() const { return m->gas; }
+
+DeviceMemoryReport UgksSolverDevice::memory_report() const {
+    DeviceMemoryReport r;
+    r.persistent = m->bytes_persistent;
+    r.working_set = m->bytes_work;
+    r.peak = memory_tally().peak;
+    const std::size_t nb = m->S.store_b ? 2 : 1;
+    const std::size_t ns = static_cast<std::size_t>(m->S.ns);
+    r.conventional = sizeof(double) * nb * ns *
+                     (5 * static_cast<std::size_t>(m->S.nc) + static_cast<std::size_t>(m->S.nf));
+    return r;
+}
+
+}  // namespace ugks
