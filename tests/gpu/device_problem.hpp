@@ -13,6 +13,7 @@
 #include "ugks/app/case_setup.hpp"
 #include "ugks/device/device.hpp"
 #include "ugks/io/config.hpp"
+#include "ugks/mesh/mesh.hpp"
 #include "ugks/mesh/sources.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
@@ -48,6 +49,7 @@ inline std::unique_ptr<Problem> make_problem(const std::string& yaml,
     parse_velocity_section(P->cfg, P->setup, P->mesh.dim);
     P->vel = build_velocity_grid(P->setup.velocity_config);
     const auto mirrors = check_boundaries(P->setup.boundaries, P->mesh, P->cfg, "box mesh");
+    connect_periodic(P->mesh, periodic_pairs(P->setup.boundaries));
     P->cfg.check_unused();
     P->blocks = make_velocity_blocks(P->vel, P->setup.parallel.block_size,
                                      P->setup.parallel.velocity_ranks, mirrors);

@@ -64,6 +64,31 @@ parallel: {block_size: 8}
 output: {directory: out_unused, every: 0}
 )";
 
+// Periodic in x: ghosts across the periodic faces and the shifted geometric vectors.
+const char* kPeriodic = R"(
+name: gpu_decomposition_periodic
+gas: {Kn: 0.1, omega: 0.81, Pr: 0.6666666666666666}
+mesh:
+  source: box
+  box: {dim: 2, cells: [12, 6], lo: [0, 0], hi: [1.2, 0.6]}
+velocity: {type: gauss_hermite, counts: [10, 10]}
+boundaries:
+  xmin: {type: periodic, partner: xmax}
+  xmax: {type: periodic, partner: xmin}
+  ymin: {type: diffuse_wall, T: 1.0}
+  ymax: {type: diffuse_wall, T: 1.2, U: [0.25, 0.0]}
+initial:
+  rho: 1.0
+  U: [0.0, 0.0]
+  T: 1.0
+  regions:
+    - {lo: [0.0, 0.1], hi: [0.3, 0.4], rho: 1.4, T: 1.2, U: [0.1, 0.05]}
+numerics: {order: 2, limiter: venkatakrishnan}
+time: {steps: 15}
+parallel: {block_size: 16}
+output: {directory: out_unused, every: 0}
+)";
+
 int world_size() {
     int s = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &s);
@@ -117,6 +142,10 @@ TEST(DeviceDecomposition, SymmetryVelocityRanks) {
 }
 TEST(DeviceDecomposition, SymmetryPhysicalRanks) {
     invariance(kSymmetry, 1, {}, "symmetry P_x = np");
+}
+
+TEST(DeviceDecomposition, PeriodicPhysicalRanks) {
+    invariance(kPeriodic, 1, {}, "periodic P_x = np");
 }
 
 }  // namespace
