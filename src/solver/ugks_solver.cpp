@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "cpu_kernels.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/timer.hpp"
 
@@ -39,6 +40,23 @@ inline double limiter_face(int kind, double d1max, double d1min, double d2, doub
 inline double gauss_norm(double lambda, int D) {
     const double r = lambda / kPi;
     return D == 1 ? std::sqrt(r) : (D == 2 ? r : r * std::sqrt(r));
+}
+
+/// Call fn(D, TENSOR, SB) with compile-time constants for the runtime velocity dimension, table
+/// use and stored b.
+template <class Fn>
+void dispatch_dts(int D, bool tensor, bool store_b, Fn&& fn) {
+    using T = std::true_type;
+    using F = std::false_type;
+    auto by_flags = [&](auto d) {
+        if (tensor && store_b) fn(d, T{}, T{});
+        if (tensor && !store_b) fn(d, T{}, F{});
+        if (!tensor && store_b) fn(d, F{}, T{});
+        if (!tensor && !store_b) fn(d, F{}, F{});
+    };
+    if (D == 1) by_flags(std::integral_constant<int, 1>{});
+    if (D == 2) by_flags(std::integral_constant<int, 2>{});
+    if (D == 3) by_flags(std::integral_constant<int, 3>{});
 }
 
 int limiter_kind(const std::string& s) {
@@ -98,11 +116,26 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     m_Fsum.assign(5 * static_cast<std::size_t>(m_nf), 0.0);
     m_mom.assign(17 * static_cast<std::size_t>(m_no), 0.0);
     if (m_s.tensor) {
-        m_cellE.assign(static_cast<std::size_t>(m_no) * m_s.ntab, 0.0);
-        m_faceE.assign(static_cast<std::size_t>(m_nf) * m_s.ntab, 0.0);
+        // tables of stride ntab + 1: the last entry is 0, the value of padding slots
+        m_ts = m_s.ntab + 1;
+        m_cellE.assign(static_cast<std::size_t>(m_no) * m_ts, 0.0);
+        m_faceE.assign(static_cast<std::size_t>(m_nf) * m_ts, 0.0);
+        m_tidx.assign(3 * ns, m_s.ntab);
+        for (index_t s = 0; s < ns; ++s)
+            for (int d = 0; d < 3; ++d)
+                if (m_s.slot_idx[3 * s] >= 0) m_tidx[d * ns + s] = m_s.slot_idx[3 * s + d];
     }
+    m_cell_eq.assign(m_no, cpu::EqConst{});
+    // Venkatakrishnan threshold scale (K dh)^3, dh = V^(1/dim)
+    m_kd3.assign(m_no, 0.0);
+    for (index_t i = 0; i < m_no; ++i)
+        m_kd3[i] = std::pow(
+            setup.numerics.venkatakrishnan_k * std::pow(m_mesh.cell_volume[i], 1.0 / m_dim), 3.0);
+    m_flux_const.assign(m_nf, cpu::FluxConst{});
     m_halo = HaloExchange(layout.comm_x, local.halo);
 }
+
+UgksSolver::~UgksSolver() = default;
 
 void UgksSolver::initialize() {
     for (index_t c = 0; c < m_nc; ++c) {
@@ -149,6 +182,7 @@ void UgksSolver::exp_table(const phys::Prim& p, double* E) const {
             E[m_s.axis_off[d] + i] = std::exp(-p.lambda * c * c);
         }
     }
+    E[m_s.ntab] = 0.0;  // padding slots
 }
 
 inline double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const double* E,
@@ -168,10 +202,20 @@ inline double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const 
 }
 
 void UgksSolver::cell_tables() {
-    if (!m_s.tensor) return;
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < m_no; ++i)
-        exp_table(m_prim[i], &m_cellE[static_cast<std::size_t>(i) * m_s.ntab]);
+    for (index_t i = 0; i < m_no; ++i) {
+        m_cell_eq[i] = cpu::eq_const(m_prim[i], &m_q[3 * i], m_gas);
+        if (m_s.tensor) exp_table(m_prim[i], &m_cellE[static_cast<std::size_t>(i) * m_ts]);
+    }
+}
+
+cpu::BlockVel UgksSolver::block_vel(int m) const {
+    const index_t s0 = static_cast<index_t>(m) * m_B, ns = m_s.ns;
+    const int* t = m_s.tensor ? m_tidx.data() : nullptr;
+    return {m_s.ux.data() + s0,           m_s.uy.data() + s0,
+            m_s.uz.data() + s0,           m_s.w.data() + s0,
+            t ? t + s0 : nullptr,         t ? t + ns + s0 : nullptr,
+            t ? t + 2 * ns + s0 : nullptr};
 }
 
 double UgksSolver::compute_dt() const {
@@ -202,7 +246,6 @@ void UgksSolver::gradients_W() {
     std::fill(m_gradW.begin(), m_gradW.end(), 0.0);
     if (m_setup.numerics.order < 2) return;
     const int kind = limiter_kind(m_setup.numerics.limiter);
-    const double K = m_setup.numerics.venkatakrishnan_k;
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i) {
         double* g = &m_gradW[15 * i];
@@ -225,8 +268,7 @@ void UgksSolver::gradients_W() {
             }
         }
         if (kind == 2) continue;
-        const double dh = std::pow(m_mesh.cell_volume[i], 1.0 / m_dim);
-        const double kd3 = std::pow(K * dh, 3.0);
+        const double kd3 = m_kd3[i];
         for (int e = 0; e < 5; ++e) {
             double psi = 1.0;
             const double eps2 = kd3 * scale[e] * scale[e] + 1e-300;
@@ -286,7 +328,10 @@ void UgksSolver::face_precompute(double dt) {
             }
         }
         phys::face_equilibrium(in, m_gas, dt, m_fc[f]);
-        if (m_s.tensor) exp_table(m_fc[f].p0, &m_faceE[static_cast<std::size_t>(f) * m_s.ntab]);
+        if (bc < 0)
+            m_flux_const[f] = cpu::flux_const(m_fc[f], m_gas, n.data(), &m_s.face_dxL[3 * f],
+                                              &m_s.face_dxR[3 * f]);
+        if (m_s.tensor) exp_table(m_fc[f].p0, &m_faceE[static_cast<std::size_t>(f) * m_ts]);
     }
 }
 
@@ -341,6 +386,7 @@ void UgksSolver::wall_densities() {
 
 void UgksSolver::gradient_block(const double* f, double* grad) const {
     const int B = m_B;
+    const int kind = limiter_kind(m_setup.numerics.limiter);
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i) {
         double* g = grad + 3 * B * i;
@@ -364,8 +410,8 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
                 g[2 * B + v] += c2 * d;
             }
         }
+        if (kind != 2) limit_cell_block(kind, i, f, g);
     }
-    limit_block(f, grad);
 }
 
 namespace {
@@ -397,13 +443,9 @@ void limit_cell(int B, const double* __restrict fi, const double* __restrict vma
 }
 }  // namespace
 
-void UgksSolver::limit_block(const double* f, double* grad) const {
-    const int kind = limiter_kind(m_setup.numerics.limiter);
-    if (kind == 2) return;
+void UgksSolver::limit_cell_block(int kind, index_t i, const double* f, double* g) const {
     const int B = m_B;
-    const double K = m_setup.numerics.venkatakrishnan_k;
-#pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < m_no; ++i) {
+    {
         double buf[4 * 1024];  // block_size <= 1024 (checked by the case parser)
         double* vmax = buf;
         double* vmin = vmax + B;
@@ -429,9 +471,7 @@ void UgksSolver::limit_block(const double* f, double* grad) const {
             }
         }
         for (int v = 0; v < B; ++v) scale2[v] *= scale2[v];
-        const double dh = std::pow(m_mesh.cell_volume[i], 1.0 / m_dim);
-        const double kd3 = std::pow(K * dh, 3.0);
-        double* g = grad + 3 * B * i;
+        const double kd3 = m_kd3[i];
         for (index_t k = m_s.lsq_off[i]; k < m_s.lsq_off[i + 1]; ++k) {
             const double* dx = &m_s.slot_dx[3 * k];
             if (kind == 0)
@@ -480,118 +520,143 @@ void UgksSolver::sweep(double dt) {
         // Face fluxes of this block (face-flux cache) and the block's share of the macroscopic
         // flux.
         timers().start("flux");
+        const cpu::BlockVel V = block_vel(m);
+        dispatch_dts(m_gas.D, m_s.tensor, m_store_b, [&](auto Dc, auto Tc, auto SBc) {
+            constexpr int D = decltype(Dc)::value;
+            constexpr bool TENSOR = decltype(Tc)::value, SB = decltype(SBc)::value;
+            auto interior = second ? &cpu::flux_interior<D, TENSOR, SB, true>
+                                   : &cpu::flux_interior<D, TENSOR, SB, false>;
 #pragma omp parallel for schedule(dynamic, 32)
-        for (index_t f = 0; f < m_nf; ++f) {
-            const int bc = m_s.face_bc[f];
-            const BoundaryCondition* BC = bc >= 0 ? &m_setup.boundaries[bc] : nullptr;
-            const index_t L = m_mesh.face_owner[f];
-            const index_t R = m_mesh.face_neighbour[f];
-            const double* n = m_mesh.face_normal[f].data();
-            double acc[5] = {0, 0, 0, 0, 0};
-            const int kind = m_s.face_kind[f];
-            const bool wall = kind == 1;
-            const bool sym = kind == 2;
-            if (wall || sym) {
-                const double lw = wall ? 1.0 / BC->T : 1.0;
-                const double norm = std::pow(lw / kPi, 0.5 * m_gas.D);
-                const double rw = m_rho_wall[f];
-                const index_t row = sym ? m_s.sym_index[f] : -1;
-                const int axis = sym ? BC->symmetry_axis : 0;
-                for (int v = 0; v < B; ++v) {
-                    const index_t s = s0 + v;
-                    const double* u = &m_s.u[3 * s];
-                    const double un = dot3(u, n);
-                    double hf, bf = 0.0;
-                    if (un > 0) {
-                        hf = h[B * L + v];
-                        if (b) bf = b[B * L + v];
-                    } else if (wall) {
-                        double c2 = 0.0;
-                        for (int d = 0; d < 3; ++d) c2 += (u[d] - BC->U[d]) * (u[d] - BC->U[d]);
-                        hf = rw * norm * std::exp(-lw * c2);
-                        bf = 0.5 * m_gas.K / lw * hf;
-                    } else {
-                        const index_t gm =
-                            m_blocks.mirror[axis][static_cast<index_t>(m_first) * B + s];
-                        const index_t sm = gm - static_cast<index_t>(m_first) * B;
-                        hf = m_sym_h[row * ns + sm];
-                        if (b) bf = m_sym_b[row * ns + sm];
-                    }
-                    const double ph = dt * un * hf, pb = dt * un * bf;
-                    phi_h[f * B + v] = ph;
-                    if (b) phi_b[f * B + v] = pb;
-                    const double w = m_s.w[s];
-                    acc[0] += w * ph;
-                    acc[1] += w * u[0] * ph;
-                    acc[2] += w * u[1] * ph;
-                    acc[3] += w * u[2] * ph;
-                    acc[4] += w * 0.5 * (dot3(u, u) * ph + pb);
+            for (index_t f = 0; f < m_nf; ++f) {
+                if (m_s.face_kind[f] == kInterior) {
+                    const index_t L = m_mesh.face_owner[f];
+                    const index_t R = m_mesh.face_neighbour[f];
+                    double acc[5] = {0, 0, 0, 0, 0};
+                    const double* fE =
+                        TENSOR ? &m_faceE[static_cast<std::size_t>(f) * m_ts] : nullptr;
+                    const std::size_t gL = 3 * static_cast<std::size_t>(B) * L;
+                    const std::size_t gR = 3 * static_cast<std::size_t>(B) * R;
+                    interior(B, m_flux_const[f], V, fE, h + B * L, h + B * R,
+                             SB ? b + B * L : nullptr, SB ? b + B * R : nullptr,
+                             second ? gh.data() + gL : nullptr, second ? gh.data() + gR : nullptr,
+                             second && SB ? gb.data() + gL : nullptr,
+                             second && SB ? gb.data() + gR : nullptr, &phi_h[f * B],
+                             SB ? &phi_b[f * B] : nullptr, acc);
+                    for (int e = 0; e < 5; ++e) m_Facc[5 * f + e] += acc[e];
+                    continue;
                 }
-            } else {
-                const phys::FaceCoeffs& fc = m_fc[f];
-                const double norm0 = gauss_norm(fc.p0.lambda, m_gas.D);
-                const double* fE =
-                    m_s.tensor ? &m_faceE[static_cast<std::size_t>(f) * m_s.ntab] : nullptr;
-                // Ghost distributions of far-field / inflow faces: the ghost Maxwellian, zero
-                // gradient.
-                const bool ghost_maxwellian = kind == 3;
-                phys::Prim pg;
-                if (ghost_maxwellian) {
-                    pg.rho = BC->rho;
-                    for (int d = 0; d < 3; ++d) pg.U[d] = BC->U[d];
-                    pg.lambda = 1.0 / BC->T;
-                }
-                for (int v = 0; v < B; ++v) {
-                    const index_t s = s0 + v;
-                    const double* u = &m_s.u[3 * s];
-                    const double un = dot3(u, n);
-                    double hf, bf = 0.0;
-                    double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
-                    // Upwind cell (section 4.4); at a boundary face the ghost side is the far-field
-                    // Maxwellian (far_field / inflow) or the owner's constant state (outflow: zero
-                    // gradient).
-                    index_t c = -1;
-                    if (un > 0)
-                        c = L;
-                    else if (R >= 0)
-                        c = R;
-                    if (c >= 0) {
-                        const double* dxc = c == L ? &m_s.face_dxL[3 * f] : &m_s.face_dxR[3 * f];
-                        hf = h[B * c + v];
-                        if (b) bf = b[B * c + v];
-                        if (second) {
-                            for (int d = 0; d < 3; ++d) {
-                                ghf[d] = gh[3 * B * c + d * B + v];
-                                if (b) gbf[d] = gb[3 * B * c + d * B + v];
-                                hf += ghf[d] * dxc[d];
-                                if (b) bf += gbf[d] * dxc[d];
-                            }
+                const int bc = m_s.face_bc[f];
+                const BoundaryCondition* BC = bc >= 0 ? &m_setup.boundaries[bc] : nullptr;
+                const index_t L = m_mesh.face_owner[f];
+                const index_t R = m_mesh.face_neighbour[f];
+                const double* n = m_mesh.face_normal[f].data();
+                double acc[5] = {0, 0, 0, 0, 0};
+                const int kind = m_s.face_kind[f];
+                const bool wall = kind == 1;
+                const bool sym = kind == 2;
+                if (wall || sym) {
+                    const double lw = wall ? 1.0 / BC->T : 1.0;
+                    const double norm = std::pow(lw / kPi, 0.5 * m_gas.D);
+                    const double rw = m_rho_wall[f];
+                    const index_t row = sym ? m_s.sym_index[f] : -1;
+                    const int axis = sym ? BC->symmetry_axis : 0;
+                    for (int v = 0; v < B; ++v) {
+                        const index_t s = s0 + v;
+                        const double* u = &m_s.u[3 * s];
+                        const double un = dot3(u, n);
+                        double hf, bf = 0.0;
+                        if (un > 0) {
+                            hf = h[B * L + v];
+                            if (b) bf = b[B * L + v];
+                        } else if (wall) {
+                            double c2 = 0.0;
+                            for (int d = 0; d < 3; ++d) c2 += (u[d] - BC->U[d]) * (u[d] - BC->U[d]);
+                            hf = rw * norm * std::exp(-lw * c2);
+                            bf = 0.5 * m_gas.K / lw * hf;
+                        } else {
+                            const index_t gm =
+                                m_blocks.mirror[axis][static_cast<index_t>(m_first) * B + s];
+                            const index_t sm = gm - static_cast<index_t>(m_first) * B;
+                            hf = m_sym_h[row * ns + sm];
+                            if (b) bf = m_sym_b[row * ns + sm];
                         }
-                    } else if (ghost_maxwellian) {
-                        double H, Bm;
-                        phys::maxwellian(pg, m_gas, u, H, Bm);
-                        hf = H;
-                        bf = Bm;
-                    } else {
-                        hf = h[B * L + v];
-                        if (b) bf = b[B * L + v];
+                        const double ph = dt * un * hf, pb = dt * un * bf;
+                        phi_h[f * B + v] = ph;
+                        if (b) phi_b[f * B + v] = pb;
+                        const double w = m_s.w[s];
+                        acc[0] += w * ph;
+                        acc[1] += w * u[0] * ph;
+                        acc[2] += w * u[1] * ph;
+                        acc[3] += w * u[2] * ph;
+                        acc[4] += w * 0.5 * (dot3(u, u) * ph + pb);
                     }
-                    double ph, pb, fmh, fmb;
-                    const double H0 = maxwellian_at(fc.p0, norm0, fE, s);
-                    phys::micro_flux_H(fc, m_gas, u, un, H0, hf, bf, ghf, b ? gbf : zero3, ph, pb,
-                                       fmh, fmb);
-                    phi_h[f * B + v] = ph;
-                    if (b) phi_b[f * B + v] = pb;
-                    const double w = m_s.w[s];
-                    acc[0] += w * fmh;
-                    acc[1] += w * u[0] * fmh;
-                    acc[2] += w * u[1] * fmh;
-                    acc[3] += w * u[2] * fmh;
-                    acc[4] += w * 0.5 * (dot3(u, u) * fmh + (b ? fmb : 0.0));
+                } else {
+                    const phys::FaceCoeffs& fc = m_fc[f];
+                    const double norm0 = gauss_norm(fc.p0.lambda, m_gas.D);
+                    const double* fE =
+                        m_s.tensor ? &m_faceE[static_cast<std::size_t>(f) * m_ts] : nullptr;
+                    // Ghost distributions of far-field / inflow faces: the ghost Maxwellian, zero
+                    // gradient.
+                    const bool ghost_maxwellian = kind == 3;
+                    phys::Prim pg;
+                    if (ghost_maxwellian) {
+                        pg.rho = BC->rho;
+                        for (int d = 0; d < 3; ++d) pg.U[d] = BC->U[d];
+                        pg.lambda = 1.0 / BC->T;
+                    }
+                    for (int v = 0; v < B; ++v) {
+                        const index_t s = s0 + v;
+                        const double* u = &m_s.u[3 * s];
+                        const double un = dot3(u, n);
+                        double hf, bf = 0.0;
+                        double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
+                        // Upwind cell (section 4.4); at a boundary face the ghost side is the
+                        // far-field Maxwellian (far_field / inflow) or the owner's constant state
+                        // (outflow: zero gradient).
+                        index_t c = -1;
+                        if (un > 0)
+                            c = L;
+                        else if (R >= 0)
+                            c = R;
+                        if (c >= 0) {
+                            const double* dxc =
+                                c == L ? &m_s.face_dxL[3 * f] : &m_s.face_dxR[3 * f];
+                            hf = h[B * c + v];
+                            if (b) bf = b[B * c + v];
+                            if (second) {
+                                for (int d = 0; d < 3; ++d) {
+                                    ghf[d] = gh[3 * B * c + d * B + v];
+                                    if (b) gbf[d] = gb[3 * B * c + d * B + v];
+                                    hf += ghf[d] * dxc[d];
+                                    if (b) bf += gbf[d] * dxc[d];
+                                }
+                            }
+                        } else if (ghost_maxwellian) {
+                            double H, Bm;
+                            phys::maxwellian(pg, m_gas, u, H, Bm);
+                            hf = H;
+                            bf = Bm;
+                        } else {
+                            hf = h[B * L + v];
+                            if (b) bf = b[B * L + v];
+                        }
+                        double ph, pb, fmh, fmb;
+                        const double H0 = maxwellian_at(fc.p0, norm0, fE, s);
+                        phys::micro_flux_H(fc, m_gas, u, un, H0, hf, bf, ghf, b ? gbf : zero3, ph,
+                                           pb, fmh, fmb);
+                        phi_h[f * B + v] = ph;
+                        if (b) phi_b[f * B + v] = pb;
+                        const double w = m_s.w[s];
+                        acc[0] += w * fmh;
+                        acc[1] += w * u[0] * fmh;
+                        acc[2] += w * u[1] * fmh;
+                        acc[3] += w * u[2] * fmh;
+                        acc[4] += w * 0.5 * (dot3(u, u) * fmh + (b ? fmb : 0.0));
+                    }
                 }
+                for (int e = 0; e < 5; ++e) m_Facc[5 * f + e] += acc[e];
             }
-            for (int e = 0; e < 5; ++e) m_Facc[5 * f + e] += acc[e];
-        }
+        });
         timers().stop("flux");
 
         // Stage 1 (section 6.3), in place: f* = f - (1/V) sum sigma S Phi + (dt/2)(f+^n -
@@ -613,22 +678,11 @@ void UgksSolver::sweep(double dt) {
             }
             const double invV = 1.0 / m_mesh.cell_volume[i];
             const double c = 0.5 * dt / m_tau[i];
-            const double norm = gauss_norm(m_prim[i].lambda, m_gas.D);
-            const double* E =
-                m_s.tensor ? &m_cellE[static_cast<std::size_t>(i) * m_s.ntab] : nullptr;
-            for (int v = 0; v < B; ++v) {
-                const index_t s = s0 + v;
-                double hp, bp;
-                const double H = maxwellian_at(m_prim[i], norm, E, s);
-                phys::shakhov_equilibrium_H(m_prim[i], &m_q[3 * i], m_gas, &m_s.u[3 * s], H, hp,
-                                            bp);
-                double& hv = h[B * i + v];
-                hv = hv - invV * rh[v] + c * (hp - hv);
-                if (b) {
-                    double& bv = b[B * i + v];
-                    bv = bv - invV * rb[v] + c * (bp - bv);
-                }
-            }
+            const double* E = m_s.tensor ? &m_cellE[static_cast<std::size_t>(i) * m_ts] : nullptr;
+            dispatch_dts(m_gas.D, m_s.tensor, m_store_b, [&](auto Dc, auto Tc, auto SBc) {
+                cpu::stage1_cell<decltype(Dc)::value, decltype(Tc)::value, decltype(SBc)::value>(
+                    B, m_cell_eq[i], V, E, h + B * i, b ? b + B * i : nullptr, rh, rb, invV, c);
+            });
         }
     }
     ScopedTimer t("mpi_reduction");
@@ -728,44 +782,20 @@ void UgksSolver::stage2_and_moments(double dt) {
     for (index_t i = 0; i < m_no; ++i) {
         double M[17] = {0};
         const double c = dt > 0 ? 0.5 * dt / m_tau[i] : 0.0;
-        const double norm = gauss_norm(m_prim[i].lambda, m_gas.D);
-        const double* E = m_s.tensor ? &m_cellE[static_cast<std::size_t>(i) * m_s.ntab] : nullptr;
-        for (int m = 0; m < m_nblk; ++m) {
-            double* h = &m_h[(static_cast<std::size_t>(m) * m_nc + i) * B];
-            double* b = m_store_b ? &m_b[(static_cast<std::size_t>(m) * m_nc + i) * B] : nullptr;
-            for (int v = 0; v < B; ++v) {
-                const index_t s = static_cast<index_t>(m) * B + v;
-                const double* u = &m_s.u[3 * s];
-                if (dt > 0) {
-                    double hp, bp;
-                    const double H = maxwellian_at(m_prim[i], norm, E, s);
-                    phys::shakhov_equilibrium_H(m_prim[i], &m_q[3 * i], m_gas, u, H, hp,
-                                                bp);  // q^n (U3)
-                    h[v] = (h[v] + c * hp) / (1.0 + c);
-                    if (b) b[v] = (b[v] + c * bp) / (1.0 + c);
-                }
-                const double w = m_s.w[s];
-                const double wh = w * h[v], wb = b ? w * b[v] : 0.0;
-                const double u2 = dot3(u, u);
-                M[0] += wh;
-                M[1] += wh * u[0];
-                M[2] += wh * u[1];
-                M[3] += wh * u[2];
-                M[4] += wh * u[0] * u[0];
-                M[5] += wh * u[0] * u[1];
-                M[6] += wh * u[0] * u[2];
-                M[7] += wh * u[1] * u[1];
-                M[8] += wh * u[1] * u[2];
-                M[9] += wh * u[2] * u[2];
-                M[10] += wh * u[0] * u2;
-                M[11] += wh * u[1] * u2;
-                M[12] += wh * u[2] * u2;
-                M[13] += wb;
-                M[14] += wb * u[0];
-                M[15] += wb * u[1];
-                M[16] += wb * u[2];
+        const double* E = m_s.tensor ? &m_cellE[static_cast<std::size_t>(i) * m_ts] : nullptr;
+        dispatch_dts(m_gas.D, m_s.tensor, m_store_b, [&](auto Dc, auto Tc, auto SBc) {
+            constexpr int D = decltype(Dc)::value;
+            constexpr bool TENSOR = decltype(Tc)::value, SB = decltype(SBc)::value;
+            for (int m = 0; m < m_nblk; ++m) {
+                double* h = &m_h[(static_cast<std::size_t>(m) * m_nc + i) * B];
+                double* b = SB ? &m_b[(static_cast<std::size_t>(m) * m_nc + i) * B] : nullptr;
+                const cpu::BlockVel V = block_vel(m);
+                if (dt > 0)
+                    cpu::stage2_cell<D, TENSOR, SB, true>(B, m_cell_eq[i], V, E, h, b, c, M);
+                else
+                    cpu::stage2_cell<D, TENSOR, SB, false>(B, m_cell_eq[i], V, E, h, b, c, M);
             }
-        }
+        });
         for (int k = 0; k < 17; ++k) mom[17 * i + k] = M[k];
     }
     {

@@ -11,6 +11,12 @@
 #include "ugks/parallel/partition.hpp"
 #include "ugks/physics/kinetic.hpp"
 #include "ugks/solver/solver_static.hpp"
+
+namespace ugks::cpu {
+struct EqConst;
+struct FluxConst;
+struct BlockVel;
+}  // namespace ugks::cpu
 #include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks {
@@ -39,6 +45,7 @@ class UgksSolver {
 public:
     UgksSolver(const CaseSetup& setup, const LocalMesh& local, const PhaseSpaceLayout& layout,
                const VelocityGrid& grid, const VelocityBlocks& blocks);
+    ~UgksSolver();
 
     /// W from the initial state; h, b = reduced Maxwellians; q from the discrete moments.
     void initialize();
@@ -68,12 +75,14 @@ private:
     void stage2_and_moments(double dt);
     void gradient_block(const double* f,
                         double* grad) const;  // f [nc][B] -> grad [nc][3][B] (owned)
-    void limit_block(const double* f, double* grad) const;
+    /// Limit the gradient g [3][B] of owned cell i of the block f in place (section 4.3).
+    void limit_cell_block(int kind, index_t i, const double* f, double* g) const;
     /// Per-axis tables E[off_d + i] = exp(-lambda (x_d,i - U_d)^2) for a tensor velocity grid.
     void exp_table(const phys::Prim& p, double* E) const;
     /// Maxwellian value at local slot s from a table (tensor grids) or directly.
     double maxwellian_at(const phys::Prim& p, double norm, const double* E, index_t s) const;
     void cell_tables();
+    cpu::BlockVel block_vel(int m) const;
 
     // set-up data
     const CaseSetup& m_setup;
@@ -90,6 +99,11 @@ private:
     bool m_store_b = false;
     SolverStatic m_s;  ///< velocity tables, face kinds, LSQ data, geometric vectors
     std::vector<double> m_cellE, m_faceE;  ///< per owned cell / per face exponential tables
+    int m_ts = 0;               ///< table stride (ntab + 1: a zero entry for padding slots)
+    std::vector<int> m_tidx;    ///< [axis][slot] table index (padding: the zero entry)
+    std::vector<double> m_kd3;  ///< per owned cell: Venkatakrishnan (K dh)^3
+    std::vector<cpu::EqConst> m_cell_eq;       ///< per owned cell: equilibrium constants
+    std::vector<cpu::FluxConst> m_flux_const;  ///< per interior face: interface constants
 
     // state
     std::vector<double> m_W, m_Wold, m_gradW, m_q, m_tau;  ///< per local cell: 5, 5, 15, 3, 1
