@@ -8,7 +8,9 @@
 //    sign, missing shift in the least squares or the limiter) breaks, since the reconstruction at
 //    the seam would then differ from the one in the interior;
 //  - 2 cells across a periodic direction (each cell neighbours the other through two faces) gives
-//    the same x-independent solution as 5 cells across.
+//    the same x-independent solution as 5 cells across;
+//  - a shear wave across periodic faces decays at the Navier-Stokes rate nu k^2 (second-order
+//    convergence of the rate with the number of cells).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "regression_util.hpp"
+#include "ugks/physics/gas.hpp"
 
 namespace {
 
@@ -215,6 +218,66 @@ TEST(Periodic, TwoCellsAcrossMatchFiveCellsAcross) {
         remove_output(r2.dir);
         remove_output(r5.dir);
     }
+}
+
+}  // namespace
+
+namespace {
+
+using namespace ugks::regression;
+
+// Amplitude of the k = 2 pi / L Fourier mode of U_y over the cells (uniform cells).
+double mode_amplitude(const std::vector<double>& x, const std::vector<double>& uy) {
+    const double k = 2.0 * std::acos(-1.0);
+    double s = 0, c = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        s += uy[i] * std::sin(k * x[i]);
+        c += uy[i] * std::cos(k * x[i]);
+    }
+    return 2.0 * std::hypot(s, c) / static_cast<double>(x.size());
+}
+
+// Relative error of the measured decay rate of the fundamental mode against nu k^2 for a run with
+// nx cells across.
+double shear_rate_error(int nx) {
+    const double Ly = 2.0 / nx;  // square cells, 2 across in y
+    const SolverRun run = run_solver(case_file("periodic", "shear_wave.yaml"),
+                                     {"mesh.box.cells=[" + std::to_string(nx) + ", 2]",
+                                      "mesh.box.hi=[1.0, " + std::to_string(Ly) + "]"},
+                                     "periodic_shear_" + std::to_string(nx));
+    EXPECT_TRUE(run_completed(run));
+    if (run.code != 0) return HUGE_VAL;
+    const Fields f = read_fields(run.dir);
+    std::vector<double> x, uy, u0;
+    for (std::size_t i = 0; i < f.n; ++i) {
+        x.push_back(f.x(i, 0));
+        uy.push_back(f.U[3 * i + 1]);
+        u0.push_back(f.x(i, 0) < 0.5 ? 0.05 : -0.05);  // the initial square wave
+    }
+    const double t = summary_time(run.dir);
+    EXPECT_NEAR(t, 1.0, 1e-12);
+    const double mu = ugks::mu_ref_from_kn(0.01, 1.0, 0.5);  // kn_definition hs
+    const double k = 2.0 * std::acos(-1.0);
+    const double rate = -std::log(mode_amplitude(x, uy) / mode_amplitude(x, u0)) / t;
+    if (!::testing::Test::HasFailure()) remove_output(run.dir);
+    return rate / (mu * k * k) - 1.0;
+}
+
+// Shear-wave decay through periodic faces against the Navier-Stokes rate nu k^2. The remaining
+// error is the scheme's own and converges (at least at second order) to the analytic rate: measured
+// at t = 1 +23 % (20 cells), +6.2 % (40), +0.8 % (80); the kinetic correction at k lambda ~ 0.06 is
+// ~1e-3.
+// The test asserts < 3 % with 80 cells and an error ratio 40 -> 80 cells above 2.5 (second order
+// gives ~4): a wrong image position at the seam, a lost flux or a wrong viscosity (e.g. tau off by
+// 2) fails one of them by far.
+TEST(Periodic, ShearWaveDecaysAtTheNavierStokesRate) {
+    const double e40 = shear_rate_error(40);
+    const double e80 = shear_rate_error(80);
+    EXPECT_LT(std::abs(e80), 0.03);
+    EXPECT_GT(std::abs(e40) / std::abs(e80), 2.5);
+    if (world_rank() == 0)
+        std::printf("periodic shear wave: decay rate / (nu k^2) - 1 = %.4f (40 cells), %.4f (80)\n",
+                    e40, e80);
 }
 
 }  // namespace
