@@ -42,21 +42,20 @@ inline double gauss_norm(double lambda, int D) {
     return D == 1 ? std::sqrt(r) : (D == 2 ? r : r * std::sqrt(r));
 }
 
-/// Call fn(D, TENSOR, SB) with compile-time constants for the runtime velocity dimension, table
-/// use and stored b.
+/// Call fn(D, SB) with compile-time constants for the runtime velocity dimension and stored b.
 template <class Fn>
-void dispatch_dts(int D, bool tensor, bool store_b, Fn&& fn) {
+void dispatch_dsb(int D, bool store_b, Fn&& fn) {
     using T = std::true_type;
     using F = std::false_type;
-    auto by_flags = [&](auto d) {
-        if (tensor && store_b) fn(d, T{}, T{});
-        if (tensor && !store_b) fn(d, T{}, F{});
-        if (!tensor && store_b) fn(d, F{}, T{});
-        if (!tensor && !store_b) fn(d, F{}, F{});
+    auto by_b = [&](auto d) {
+        if (store_b)
+            fn(d, T{});
+        else
+            fn(d, F{});
     };
-    if (D == 1) by_flags(std::integral_constant<int, 1>{});
-    if (D == 2) by_flags(std::integral_constant<int, 2>{});
-    if (D == 3) by_flags(std::integral_constant<int, 3>{});
+    if (D == 1) by_b(std::integral_constant<int, 1>{});
+    if (D == 2) by_b(std::integral_constant<int, 2>{});
+    if (D == 3) by_b(std::integral_constant<int, 3>{});
 }
 
 int limiter_kind(const std::string& s) {
@@ -115,16 +114,8 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     m_phi_b.assign(m_store_b ? static_cast<std::size_t>(m_nf) * m_B : 0, 0.0);
     m_Fsum.assign(5 * static_cast<std::size_t>(m_nf), 0.0);
     m_mom.assign(17 * static_cast<std::size_t>(m_no), 0.0);
-    if (m_s.tensor) {
-        // tables of stride ntab + 1: the last entry is 0, the value of padding slots
-        m_ts = m_s.ntab + 1;
-        m_cellE.assign(static_cast<std::size_t>(m_no) * m_ts, 0.0);
-        m_faceE.assign(static_cast<std::size_t>(m_nf) * m_ts, 0.0);
-        m_tidx.assign(3 * ns, m_s.ntab);
-        for (index_t s = 0; s < ns; ++s)
-            for (int d = 0; d < 3; ++d)
-                if (m_s.slot_idx[3 * s] >= 0) m_tidx[d * ns + s] = m_s.slot_idx[3 * s + d];
-    }
+    // per-face exponential tables of the ghost-Maxwellian faces (scalar boundary path)
+    if (m_s.tensor) m_faceE.assign(static_cast<std::size_t>(m_nf) * m_s.ntab, 0.0);
     m_cell_eq.assign(m_no, cpu::EqConst{});
     // Venkatakrishnan threshold scale (K dh)^3, dh = V^(1/dim)
     m_kd3.assign(m_no, 0.0);
@@ -182,7 +173,6 @@ void UgksSolver::exp_table(const phys::Prim& p, double* E) const {
             E[m_s.axis_off[d] + i] = std::exp(-p.lambda * c * c);
         }
     }
-    E[m_s.ntab] = 0.0;  // padding slots
 }
 
 inline double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const double* E,
@@ -205,17 +195,12 @@ void UgksSolver::cell_tables() {
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i) {
         m_cell_eq[i] = cpu::eq_const(m_prim[i], &m_q[3 * i], m_gas);
-        if (m_s.tensor) exp_table(m_prim[i], &m_cellE[static_cast<std::size_t>(i) * m_ts]);
     }
 }
 
 cpu::BlockVel UgksSolver::block_vel(int m) const {
-    const index_t s0 = static_cast<index_t>(m) * m_B, ns = m_s.ns;
-    const int* t = m_s.tensor ? m_tidx.data() : nullptr;
-    return {m_s.ux.data() + s0,           m_s.uy.data() + s0,
-            m_s.uz.data() + s0,           m_s.w.data() + s0,
-            t ? t + s0 : nullptr,         t ? t + ns + s0 : nullptr,
-            t ? t + 2 * ns + s0 : nullptr};
+    const index_t s0 = static_cast<index_t>(m) * m_B;
+    return {m_s.ux.data() + s0, m_s.uy.data() + s0, m_s.uz.data() + s0, m_s.w.data() + s0};
 }
 
 double UgksSolver::compute_dt() const {
@@ -331,7 +316,8 @@ void UgksSolver::face_precompute(double dt) {
         if (bc < 0)
             m_flux_const[f] = cpu::flux_const(m_fc[f], m_gas, n.data(), &m_s.face_dxL[3 * f],
                                               &m_s.face_dxR[3 * f]);
-        if (m_s.tensor) exp_table(m_fc[f].p0, &m_faceE[static_cast<std::size_t>(f) * m_ts]);
+        if (m_s.tensor && bc >= 0)
+            exp_table(m_fc[f].p0, &m_faceE[static_cast<std::size_t>(f) * m_s.ntab]);
     }
 }
 
@@ -389,102 +375,18 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
     const int kind = limiter_kind(m_setup.numerics.limiter);
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i) {
-        double* g = grad + 3 * B * i;
-        std::fill(g, g + 3 * B, 0.0);
-        index_t slot = m_s.lsq_off[i];
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
-             ++k, ++slot) {
-            const index_t fc = m_mesh.cell_faces[k];
-            const index_t j =
-                m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
-            if (j < 0) continue;
-            const double c0 = m_s.lsq[3 * slot], c1 = m_s.lsq[3 * slot + 1],
-                         c2 = m_s.lsq[3 * slot + 2];
-            const double* fj = f + B * j;
-            const double* fi = f + B * i;
-#pragma omp simd
-            for (int v = 0; v < B; ++v) {
-                const double d = fj[v] - fi[v];
-                g[v] += c0 * d;
-                g[B + v] += c1 * d;
-                g[2 * B + v] += c2 * d;
-            }
+        // neighbours in cell-face order (boundary faces: -1; their LSQ part is in the matrix)
+        index_t nbr[64];
+        const index_t k0 = m_mesh.cell_face_offsets[i];
+        const int nf = static_cast<int>(m_mesh.cell_face_offsets[i + 1] - k0);
+        UGKS_REQUIRE(nf <= 64, "cell with more than 64 faces");
+        for (int k = 0; k < nf; ++k) {
+            const index_t fc = m_mesh.cell_faces[k0 + k];
+            nbr[k] = m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
         }
-        if (kind != 2) limit_cell_block(kind, i, f, g);
-    }
-}
-
-namespace {
-/// psi_i = min over faces of the limiter factor, per velocity (section 4.3); KIND 0
-/// Venkatakrishnan, 1 BJ.
-template <int KIND>
-void limit_cell(int B, const double* __restrict fi, const double* __restrict vmax,
-                const double* __restrict vmin, const double* __restrict scale2, double kd3,
-                const double* __restrict g, const double dx[3], double* __restrict psi) {
-    const double dx0 = dx[0], dx1 = dx[1], dx2 = dx[2];
-#pragma omp simd
-    for (int v = 0; v < B; ++v) {
-        const double d2 = g[v] * dx0 + g[B + v] * dx1 + g[2 * B + v] * dx2;
-        const double up = vmax[v] - fi[v], dn = vmin[v] - fi[v];
-        const double d1 = d2 > 0 ? up : dn;
-        double r;
-        if (KIND == 0) {
-            const double eps2 = kd3 * scale2[v] + 1e-300;
-            const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
-            const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
-            r = num / den;  // den > 0 always (eps2 > 0)
-        } else {
-            r = d1 / (d2 == 0.0 ? 1.0 : d2);
-        }
-        r = d2 == 0.0 ? 1.0 : r;
-        r = r < 1.0 ? r : 1.0;
-        psi[v] = r < psi[v] ? r : psi[v];
-    }
-}
-}  // namespace
-
-void UgksSolver::limit_cell_block(int kind, index_t i, const double* f, double* g) const {
-    const int B = m_B;
-    {
-        double buf[4 * 1024];  // block_size <= 1024 (checked by the case parser)
-        double* vmax = buf;
-        double* vmin = vmax + B;
-        double* scale2 = vmin + B;
-        double* psi = scale2 + B;
-        const double* fi = f + B * i;
-        for (int v = 0; v < B; ++v) {
-            vmax[v] = vmin[v] = fi[v];
-            scale2[v] = std::abs(fi[v]);
-            psi[v] = 1.0;
-        }
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t fc = m_mesh.cell_faces[k];
-            const index_t j =
-                m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
-            if (j < 0) continue;
-            const double* fj = f + B * j;
-#pragma omp simd
-            for (int v = 0; v < B; ++v) {
-                vmax[v] = std::max(vmax[v], fj[v]);
-                vmin[v] = std::min(vmin[v], fj[v]);
-                scale2[v] = std::max(scale2[v], std::abs(fj[v]));
-            }
-        }
-        for (int v = 0; v < B; ++v) scale2[v] *= scale2[v];
-        const double kd3 = m_kd3[i];
-        for (index_t k = m_s.lsq_off[i]; k < m_s.lsq_off[i + 1]; ++k) {
-            const double* dx = &m_s.slot_dx[3 * k];
-            if (kind == 0)
-                limit_cell<0>(B, fi, vmax, vmin, scale2, kd3, g, dx, psi);
-            else
-                limit_cell<1>(B, fi, vmax, vmin, scale2, kd3, g, dx, psi);
-        }
-#pragma omp simd
-        for (int v = 0; v < B; ++v) {
-            g[v] *= psi[v];
-            g[B + v] *= psi[v];
-            g[2 * B + v] *= psi[v];
-        }
+        const index_t slot = m_s.lsq_off[i];
+        cpu::gradient_limited_cell(kind, B, f, i, nbr, nf, &m_s.lsq[3 * slot],
+                                   &m_s.slot_dx[3 * slot], m_kd3[i], grad + 3 * B * i);
     }
 }
 
@@ -521,24 +423,22 @@ void UgksSolver::sweep(double dt) {
         // flux.
         timers().start("flux");
         const cpu::BlockVel V = block_vel(m);
-        dispatch_dts(m_gas.D, m_s.tensor, m_store_b, [&](auto Dc, auto Tc, auto SBc) {
+        dispatch_dsb(m_gas.D, m_store_b, [&](auto Dc, auto SBc) {
             constexpr int D = decltype(Dc)::value;
-            constexpr bool TENSOR = decltype(Tc)::value, SB = decltype(SBc)::value;
-            auto interior = second ? &cpu::flux_interior<D, TENSOR, SB, true>
-                                   : &cpu::flux_interior<D, TENSOR, SB, false>;
+            constexpr bool SB = decltype(SBc)::value;
+            auto interior =
+                second ? &cpu::flux_interior<D, SB, true> : &cpu::flux_interior<D, SB, false>;
 #pragma omp parallel for schedule(dynamic, 32)
             for (index_t f = 0; f < m_nf; ++f) {
                 if (m_s.face_kind[f] == kInterior) {
                     const index_t L = m_mesh.face_owner[f];
                     const index_t R = m_mesh.face_neighbour[f];
                     double acc[5] = {0, 0, 0, 0, 0};
-                    const double* fE =
-                        TENSOR ? &m_faceE[static_cast<std::size_t>(f) * m_ts] : nullptr;
                     const std::size_t gL = 3 * static_cast<std::size_t>(B) * L;
                     const std::size_t gR = 3 * static_cast<std::size_t>(B) * R;
-                    interior(B, m_flux_const[f], V, fE, h + B * L, h + B * R,
-                             SB ? b + B * L : nullptr, SB ? b + B * R : nullptr,
-                             second ? gh.data() + gL : nullptr, second ? gh.data() + gR : nullptr,
+                    interior(B, m_flux_const[f], V, h + B * L, h + B * R, SB ? b + B * L : nullptr,
+                             SB ? b + B * R : nullptr, second ? gh.data() + gL : nullptr,
+                             second ? gh.data() + gR : nullptr,
                              second && SB ? gb.data() + gL : nullptr,
                              second && SB ? gb.data() + gR : nullptr, &phi_h[f * B],
                              SB ? &phi_b[f * B] : nullptr, acc);
@@ -594,7 +494,7 @@ void UgksSolver::sweep(double dt) {
                     const phys::FaceCoeffs& fc = m_fc[f];
                     const double norm0 = gauss_norm(fc.p0.lambda, m_gas.D);
                     const double* fE =
-                        m_s.tensor ? &m_faceE[static_cast<std::size_t>(f) * m_ts] : nullptr;
+                        m_s.tensor ? &m_faceE[static_cast<std::size_t>(f) * m_s.ntab] : nullptr;
                     // Ghost distributions of far-field / inflow faces: the ghost Maxwellian, zero
                     // gradient.
                     const bool ghost_maxwellian = kind == 3;
@@ -678,10 +578,9 @@ void UgksSolver::sweep(double dt) {
             }
             const double invV = 1.0 / m_mesh.cell_volume[i];
             const double c = 0.5 * dt / m_tau[i];
-            const double* E = m_s.tensor ? &m_cellE[static_cast<std::size_t>(i) * m_ts] : nullptr;
-            dispatch_dts(m_gas.D, m_s.tensor, m_store_b, [&](auto Dc, auto Tc, auto SBc) {
-                cpu::stage1_cell<decltype(Dc)::value, decltype(Tc)::value, decltype(SBc)::value>(
-                    B, m_cell_eq[i], V, E, h + B * i, b ? b + B * i : nullptr, rh, rb, invV, c);
+            dispatch_dsb(m_gas.D, m_store_b, [&](auto Dc, auto SBc) {
+                cpu::stage1_cell<decltype(Dc)::value, decltype(SBc)::value>(
+                    B, m_cell_eq[i], V, h + B * i, b ? b + B * i : nullptr, rh, rb, invV, c);
             });
         }
     }
@@ -782,18 +681,17 @@ void UgksSolver::stage2_and_moments(double dt) {
     for (index_t i = 0; i < m_no; ++i) {
         double M[17] = {0};
         const double c = dt > 0 ? 0.5 * dt / m_tau[i] : 0.0;
-        const double* E = m_s.tensor ? &m_cellE[static_cast<std::size_t>(i) * m_ts] : nullptr;
-        dispatch_dts(m_gas.D, m_s.tensor, m_store_b, [&](auto Dc, auto Tc, auto SBc) {
+        dispatch_dsb(m_gas.D, m_store_b, [&](auto Dc, auto SBc) {
             constexpr int D = decltype(Dc)::value;
-            constexpr bool TENSOR = decltype(Tc)::value, SB = decltype(SBc)::value;
+            constexpr bool SB = decltype(SBc)::value;
             for (int m = 0; m < m_nblk; ++m) {
                 double* h = &m_h[(static_cast<std::size_t>(m) * m_nc + i) * B];
                 double* b = SB ? &m_b[(static_cast<std::size_t>(m) * m_nc + i) * B] : nullptr;
                 const cpu::BlockVel V = block_vel(m);
                 if (dt > 0)
-                    cpu::stage2_cell<D, TENSOR, SB, true>(B, m_cell_eq[i], V, E, h, b, c, M);
+                    cpu::stage2_cell<D, SB, true>(B, m_cell_eq[i], V, h, b, c, M);
                 else
-                    cpu::stage2_cell<D, TENSOR, SB, false>(B, m_cell_eq[i], V, E, h, b, c, M);
+                    cpu::stage2_cell<D, SB, false>(B, m_cell_eq[i], V, h, b, c, M);
             }
         });
         for (int k = 0; k < 17; ++k) mom[17 * i + k] = M[k];

@@ -75,13 +75,11 @@ private:
     void stage2_and_moments(double dt);
     void gradient_block(const double* f,
                         double* grad) const;  // f [nc][B] -> grad [nc][3][B] (owned)
-    /// Limit the gradient g [3][B] of owned cell i of the block f in place (section 4.3).
-    void limit_cell_block(int kind, index_t i, const double* f, double* g) const;
     /// Per-axis tables E[off_d + i] = exp(-lambda (x_d,i - U_d)^2) for a tensor velocity grid.
     void exp_table(const phys::Prim& p, double* E) const;
     /// Maxwellian value at local slot s from a table (tensor grids) or directly.
     double maxwellian_at(const phys::Prim& p, double norm, const double* E, index_t s) const;
-    void cell_tables();
+    void cell_tables();  ///< per owned cell: equilibrium constants (prims and q at this time)
     cpu::BlockVel block_vel(int m) const;
 
     // set-up data
@@ -98,9 +96,8 @@ private:
     index_t m_nc = 0, m_no = 0, m_nf = 0;
     bool m_store_b = false;
     SolverStatic m_s;  ///< velocity tables, face kinds, LSQ data, geometric vectors
-    std::vector<double> m_cellE, m_faceE;  ///< per owned cell / per face exponential tables
-    int m_ts = 0;               ///< table stride (ntab + 1: a zero entry for padding slots)
-    std::vector<int> m_tidx;    ///< [axis][slot] table index (padding: the zero entry)
+    std::vector<double>
+        m_faceE;                ///< per face: per-axis exponential tables (ghost-Maxwellian faces)
     std::vector<double> m_kd3;  ///< per owned cell: Venkatakrishnan (K dh)^3
     std::vector<cpu::EqConst> m_cell_eq;       ///< per owned cell: equilibrium constants
     std::vector<cpu::FluxConst> m_flux_const;  ///< per interior face: interface constants
