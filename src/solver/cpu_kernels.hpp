@@ -348,11 +348,12 @@ inline void stage2_cell(int B, const EqConst& Cin, const BlockVel& V, double* __
 }
 
 /// Limited least-squares gradient of one block at owned cell i (sections 4.2-4.3): g [3][B] =
-/// psi sum_j c_ij (f_j - f_i), psi = min over the faces of the limiter factor (kind 0
+/// psi sum_j c_ij (f_j - f_i), psi = min over the faces of the limiter factor (KIND 0
 /// Venkatakrishnan with eps^2 = (K dh)^3 max|f|^2, 1 Barth-Jespersen, 2 none). nbr: the neighbour
 /// of each cell face (-1 at a boundary), c: LSQ vectors, dx: x_f - x_i per cell face.
-inline void gradient_limited_cell(int kind, int B, const double* f, index_t i, const index_t* nbr,
-                                  int nf, const double* c, const double* dx, double kd3,
+template <int KIND>
+inline void gradient_limited_cell(int B, const double* f, index_t i, const index_t* nbr, int nf,
+                                  const double* c, const double* dx, double kd3,
                                   double* __restrict g) {
     double buf[4 * 1024];  // block_size <= 1024 (checked by the case parser)
     double* __restrict vmax = buf;
@@ -387,7 +388,7 @@ inline void gradient_limited_cell(int kind, int B, const double* f, index_t i, c
             scale[v] = scale[v] > a ? scale[v] : a;
         }
     }
-    if (kind == 2) return;
+    if (KIND == 2) return;
     for (int k = 0; k < nf; ++k) {
         const double x0 = dx[3 * k], x1 = dx[3 * k + 1], x2 = dx[3 * k + 2];
 #pragma omp simd
@@ -396,7 +397,7 @@ inline void gradient_limited_cell(int kind, int B, const double* f, index_t i, c
             const double up = vmax[v] - fi[v], dn = vmin[v] - fi[v];
             const double d1 = d2 > 0 ? up : dn;
             double r;
-            if (kind == 0) {
+            if (KIND == 0) {
                 const double eps2 = kd3 * (scale[v] * scale[v]) + 1e-300;
                 const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
                 const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;

@@ -385,8 +385,15 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
             nbr[k] = m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
         }
         const index_t slot = m_s.lsq_off[i];
-        cpu::gradient_limited_cell(kind, B, f, i, nbr, nf, &m_s.lsq[3 * slot],
-                                   &m_s.slot_dx[3 * slot], m_kd3[i], grad + 3 * B * i);
+        const double* c = &m_s.lsq[3 * slot];
+        const double* dx = &m_s.slot_dx[3 * slot];
+        double* g = grad + 3 * B * i;
+        if (kind == 0)
+            cpu::gradient_limited_cell<0>(B, f, i, nbr, nf, c, dx, m_kd3[i], g);
+        else if (kind == 1)
+            cpu::gradient_limited_cell<1>(B, f, i, nbr, nf, c, dx, m_kd3[i], g);
+        else
+            cpu::gradient_limited_cell<2>(B, f, i, nbr, nf, c, dx, m_kd3[i], g);
     }
 }
 
@@ -793,6 +800,37 @@ std::array<double, 5> UgksSolver::totals() const {
         for (int e = 0; e < 5; ++e) t[e] += m_W[5 * i + e] * m_mesh.cell_volume[i];
     MPI_Allreduce(MPI_IN_PLACE, t.data(), 5, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
     return t;
+}
+
+}  // namespace ugks
+
+namespace ugks {
+
+SolverState UgksSolver::state_export() const {
+    SolverState s;
+    s.step = m_step;
+    s.time = m_time;
+    s.W = m_W;
+    s.q = m_q;
+    s.stress = m_stress;
+    s.h = m_h;
+    s.b = m_b;
+    return s;
+}
+
+void UgksSolver::state_import(const SolverState& s) {
+    UGKS_REQUIRE(s.W.size() == m_W.size() && s.q.size() == m_q.size() &&
+                     s.stress.size() == m_stress.size() && s.h.size() == m_h.size() &&
+                     s.b.size() == m_b.size(),
+                 "state_import: state sizes do not match this solver");
+    m_step = s.step;
+    m_time = s.time;
+    m_W = s.W;
+    m_q = s.q;
+    m_stress = s.stress;
+    m_h = s.h;
+    m_b = s.b;
+    compute_prims();
 }
 
 }  // namespace ugks
