@@ -99,6 +99,13 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
         s.output.probes.push_back(pl);
     }
 
+    s.checkpoint.every = cfg.get_or<long>("checkpoint.every", 0);
+    cfg.check_range("checkpoint.every", static_cast<double>(s.checkpoint.every), 0, 1e15);
+    s.checkpoint.every_minutes = cfg.get_or<double>("checkpoint.every_minutes", 0.0);
+    cfg.check_range("checkpoint.every_minutes", s.checkpoint.every_minutes, 0.0, 1e9);
+    s.checkpoint.keep = cfg.get_or<int>("checkpoint.keep", 2);
+    cfg.check_range("checkpoint.keep", s.checkpoint.keep, 0, 1e6);
+
     s.mesh_config = parse_mesh_config(cfg);
     // Coordinates (box extents, mesh files after mesh.scale) are in metres: x_hat = x / L_ref.
     if (ref.si_input) s.mesh_config.scale /= ref.length;

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "ugks/app/case_setup.hpp"
 #include "ugks/app/run_case.hpp"
@@ -16,6 +19,7 @@
 #include "ugks/core/version.hpp"
 #include "ugks/device/array.hpp"
 #include "ugks/device/device.hpp"
+#include "ugks/io/checkpoint_io.hpp"
 #include "ugks/io/config.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/io/reports.hpp"
@@ -54,6 +58,79 @@ nlohmann::json device_memory_json(const UgksSolverDevice& solver, MPI_Comm world
             {"conventional_full_velocity", v[3]}};
 }
 #endif
+
+/// Stop request of SIGTERM, SIGINT or SIGUSR1 (Slurm's --signal warning): the handler only sets
+/// the flag; the time loop agrees on it collectively after every step, writes a checkpoint and
+/// stops with exit code 4. A second signal of the same kind takes the default action (kills).
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void on_stop_signal(int sig) {
+    if (g_stop_signal != 0) {
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return;
+    }
+    g_stop_signal = sig;
+}
+
+void install_stop_handlers() {
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    for (int sig : {SIGTERM, SIGINT, SIGUSR1}) sigaction(sig, &sa, nullptr);
+}
+
+const char* signal_name(int sig) {
+    switch (sig) {
+        case SIGTERM:
+            return "SIGTERM";
+        case SIGINT:
+            return "SIGINT";
+        case SIGUSR1:
+            return "SIGUSR1";
+        default:
+            return "a signal";
+    }
+}
+
+/// Broadcast a list of strings from rank 0 of comm.
+std::vector<std::string> bcast_lines(const std::vector<std::string>& lines, MPI_Comm comm) {
+    std::string joined;
+    for (const auto& l : lines) joined += l + '\n';
+    unsigned long long len = joined.size();
+    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    joined.resize(len);
+    MPI_Bcast(joined.data(), static_cast<int>(len), MPI_CHAR, 0, comm);
+    std::vector<std::string> out;
+    std::istringstream in(joined);
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+}
+
+/// Rows of an existing history.csv with step <= `step` (a restart continues the file).
+std::vector<std::vector<double>> history_rows_until(const std::string& path, long step,
+                                                    std::size_t ncol) {
+    std::vector<std::vector<double>> rows;
+    std::ifstream in(path);
+    std::string line;
+    if (!std::getline(in, line)) return rows;  // header
+    while (std::getline(in, line)) {
+        std::vector<double> row;
+        std::istringstream ls(line);
+        for (std::string cell; std::getline(ls, cell, ',');) {
+            try {
+                row.push_back(std::stod(cell));
+            } catch (const std::exception&) {
+                row.clear();
+                break;
+            }
+        }
+        if (row.size() == ncol && row[0] <= static_cast<double>(step)) rows.push_back(row);
+    }
+    return rows;
+}
 
 std::string human_bytes(double b) {
     const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -179,16 +256,13 @@ int run_case(const CommandLine& cl) {
     std::vector<int> part;
     LocalMesh local;
     int code = kExitSuccess;
+    if (!cl.check) install_stop_handlers();
     try {
         // Phase 1: case file, mesh, velocity space. Every rank reads the same inputs, so errors
         // agree; the collective check below also covers errors seen by only some ranks (e.g. a file
         // system hiccup).
         timers().start("setup");
         run_collective(world, [&] {
-            if (!cl.restart.empty())
-                UGKS_INPUT_ERROR("--restart "
-                                 << cl.restart
-                                 << ": checkpoint/restart is not available in this version");
             cfg = Config::from_file(cl.case_file);
             for (const auto& o : cl.overrides) cfg.apply_override(o);
             parse_case_sections(cfg, setup);
@@ -304,6 +378,54 @@ int run_case(const CommandLine& cl) {
         // Phase 4: the time loop.
         StepSolver solver(setup, local, layout, vel, blocks);
         run_collective(world, [&] { solver.initialize(); });
+        const CheckpointLayout ckl{&layout, &mesh, &local, &vel, &blocks, store_b, setup.gas.K_int};
+        std::string restarted_from;
+        if (!cl.restart.empty()) {
+            // --restart FILE, or the newest checkpoint of output.directory that passes every check
+            // (a damaged newest file is skipped with a warning). read_checkpoint agrees on errors.
+            ScopedTimer t("io");
+            std::vector<std::string> candidates{cl.restart};
+            if (cl.restart == "latest") {
+                candidates = bcast_lines(
+                    world_rank == 0 ? list_checkpoints(dir) : std::vector<std::string>{}, world);
+                if (candidates.empty())
+                    UGKS_INPUT_ERROR("--restart latest: no checkpoint_*.h5 in output.directory '"
+                                     << dir << "'");
+            }
+            std::string skipped;
+            for (const auto& c : candidates) {
+                try {
+                    CheckpointInfo info;
+                    solver.state_import(read_checkpoint(c, ckl, &info));
+                    restarted_from = c;
+                    log::info(
+                        "restarted from {} at step {}, t = {:.6e} (written by ugks_solver {})", c,
+                        info.step, info.time, info.version);
+                    break;
+                } catch (const InputError& e) {
+                    if (cl.restart != "latest") throw;
+                    log::error("warning: skipping {}", e.what());
+                    skipped += std::string("; ") + e.what();
+                }
+            }
+            if (restarted_from.empty())
+                UGKS_INPUT_ERROR("--restart latest: no valid checkpoint in output.directory '"
+                                 << dir << "'" << skipped);
+        }
+        long last_checkpoint_step = restarted_from.empty() ? -1 : solver.step_count();
+        auto last_checkpoint_wall = std::chrono::steady_clock::now();
+        std::string last_checkpoint;
+        auto write_checkpoint_file = [&] {
+            ScopedTimer t("io");
+            const std::string path = dir + "/" + checkpoint_file_name(solver.step_count());
+            const SolverState st = solver.state_export();
+            run_collective(world, [&] { write_checkpoint(path, ckl, cfg.resolved_yaml(), st); });
+            if (world_rank == 0) prune_checkpoints(dir, setup.checkpoint.keep);
+            last_checkpoint_step = solver.step_count();
+            last_checkpoint_wall = std::chrono::steady_clock::now();
+            last_checkpoint = path;
+            if (!cl.quiet) log::info("checkpoint written: {}", path);
+        };
         auto write_fields_file = [&](const std::string& name) {
             ScopedTimer t("io");
             const auto fields = solver.fields();
@@ -314,16 +436,23 @@ int run_case(const CommandLine& cl) {
             });
         };
         CsvWriter hist;
-        if (world_rank == 0)
-            hist = CsvWriter(dir + "/history.csv",
-                             {"step", "time", "dt", "res_rho", "res_rhoU", "res_rhoE", "wall_time",
-                              "wall_Fx", "wall_Fy", "wall_Fz", "wall_heat"});
+        if (world_rank == 0) {
+            const std::vector<std::string> cols{"step",     "time",     "dt",        "res_rho",
+                                                "res_rhoU", "res_rhoE", "wall_time", "wall_Fx",
+                                                "wall_Fy",  "wall_Fz",  "wall_heat"};
+            std::vector<std::vector<double>> kept;
+            if (!restarted_from.empty())
+                kept = history_rows_until(dir + "/history.csv", solver.step_count(), cols.size());
+            hist = CsvWriter(dir + "/history.csv", cols);
+            for (const auto& row : kept) hist.row(row);
+        }
         std::vector<std::string> wall_patches;
         for (const auto& bc : setup.boundaries)
             if (bc.type == "diffuse_wall") wall_patches.push_back(bc.patch);
         const SurfaceReference sref = surface_reference(setup);
         StepResult last;
         std::string failure;
+        int stop_signal = 0;
         const auto t_loop = std::chrono::steady_clock::now();
         long steps_done = 0;
         while (solver.step_count() < setup.time.steps &&
@@ -354,6 +483,24 @@ int run_case(const CommandLine& cl) {
                           r.residual[2]);
             if (setup.output.every > 0 && solver.step_count() % setup.output.every == 0)
                 write_fields_file(fmt::format("fields_{:06d}.h5", solver.step_count()));
+            // Signals and the wall-clock checkpoint interval are agreed on collectively (rank 0's
+            // clock decides), so every rank checkpoints and stops after the same step.
+            int flags[2] = {static_cast<int>(g_stop_signal), 0};
+            if (world_rank == 0 && setup.checkpoint.every_minutes > 0 &&
+                std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              last_checkpoint_wall)
+                        .count() >= 60.0 * setup.checkpoint.every_minutes)
+                flags[1] = 1;
+            MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, world);
+            if ((setup.checkpoint.every > 0 && solver.step_count() % setup.checkpoint.every == 0) ||
+                flags[1] || flags[0])
+                write_checkpoint_file();
+            if (flags[0]) {
+                stop_signal = flags[0];
+                log::info("{} received: stopped after step {}, checkpoint {} written",
+                          signal_name(stop_signal), solver.step_count(), last_checkpoint);
+                break;
+            }
             if (setup.time.steady_tolerance > 0 &&
                 std::max({r.residual[0], r.residual[1], r.residual[2]}) <
                     setup.time.steady_tolerance) {
@@ -364,6 +511,9 @@ int run_case(const CommandLine& cl) {
         }
         const double loop_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t_loop).count();
+        if (failure.empty() && setup.checkpoint.enabled() &&
+            last_checkpoint_step != solver.step_count())
+            write_checkpoint_file();
         write_fields_file("fields_final.h5");
         {
             const auto fields = solver.fields();
@@ -406,6 +556,9 @@ int run_case(const CommandLine& cl) {
             j["mesh"] = {{"dim", mesh.dim}, {"cells", mesh.n_cells()}, {"faces", mesh.n_faces()}};
             j["velocity"] = {{"type", vel.kind}, {"dim", vel.dim}, {"points", vel.size()}};
             j["steps"] = solver.step_count();
+            j["restarted_from"] = restarted_from;
+            j["last_checkpoint"] = last_checkpoint;
+            j["stopped_by_signal"] = stop_signal ? signal_name(stop_signal) : "";
             j["time"] = solver.time();
             j["dt_estimate"] = dt;
             j["final_residuals"] = {
@@ -435,6 +588,11 @@ int run_case(const CommandLine& cl) {
                 log::info("  {:<16} {:10.4f} {:10.4f} {:10.4f}", s.category, s.min, s.mean, s.max);
             log::info("results in {}/ (fields_final.h5 + .xdmf, summary.json, history.csv{})", dir,
                       setup.output.probes.empty() ? "" : ", probes_*.csv");
+        }
+        if (stop_signal) {
+            log::error("ugks_solver: stopped by {} after step {}; continue with --restart latest",
+                       signal_name(stop_signal), solver.step_count());
+            code = kExitSignal;
         }
         free_layout(layout);
     } catch (const InputError& e) {

@@ -62,6 +62,14 @@ struct OutputConfig {
     std::vector<ProbeLine> probes;
 };
 
+/// `checkpoint` section: when to write checkpoint_NNNNNN.h5 and how many to keep.
+struct CheckpointConfig {
+    long every = 0;            ///< every N steps (0: not by step count)
+    double every_minutes = 0;  ///< every M minutes of wall-clock time (0: not by time)
+    int keep = 2;              ///< newest checkpoints kept in output.directory (0: all)
+    bool enabled() const { return every > 0 || every_minutes > 0; }
+};
+
 /// Everything parsed from a case file (each module parses its own section).
 struct CaseSetup {
     std::string name;
@@ -76,6 +84,7 @@ struct CaseSetup {
     TimeConfig time;
     ParallelConfig parallel;
     OutputConfig output;
+    CheckpointConfig checkpoint;
 };
 
 /// Parse every section except `mesh`/`velocity` geometry-dependent checks; `mesh_dim` is known

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ugks/app/case_setup.hpp"
+#include "ugks/io/checkpoint_io.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
@@ -63,6 +64,12 @@ public:
     long step_count() const { return m_step; }
     double time() const { return m_time; }
     const phys::GasParams& gas() const { return m_gas; }
+
+    /// Copy of the resumable state (step, time, W, q, stress, h, b) for a checkpoint.
+    SolverState state_export() const;
+    /// Replace the state by `s` (sizes as state_export gives for this decomposition; checked);
+    /// the next step() continues from it exactly as from the exported solver.
+    void state_import(const SolverState& s);
 
 private:
     void compute_prims();

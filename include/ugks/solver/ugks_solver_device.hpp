@@ -57,6 +57,11 @@ public:
     double time() const;
     const phys::GasParams& gas() const;
 
+    /// Host copy of the resumable state for a checkpoint, as UgksSolver::state_export.
+    SolverState state_export() const;
+    /// Upload `s` (as UgksSolver::state_import).
+    void state_import(const SolverState& s);
+
     /// Device bytes of this rank.
     DeviceMemoryReport memory_report() const;
 

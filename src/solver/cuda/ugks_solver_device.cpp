@@ -1467,3 +1467,41 @@ DeviceMemoryReport UgksSolverDevice::memory_report() const {
 }
 
 }  // namespace ugks
+
+namespace ugks {
+
+SolverState UgksSolverDevice::state_export() const {
+    const Impl& I = *m;
+    UGKS_CUDA_CHECK(cudaDeviceSynchronize());
+    SolverState s;
+    s.step = I.step_no;
+    s.time = I.time;
+    I.d_W.copy_to(s.W);
+    I.d_q.copy_to(s.q);
+    I.d_stress.copy_to(s.stress);
+    I.d_h.copy_to(s.h);
+    if (I.S.store_b) I.d_b.copy_to(s.b);
+    return s;
+}
+
+void UgksSolverDevice::state_import(const SolverState& s) {
+    Impl& I = *m;
+    UGKS_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::size_t nb = I.S.store_b ? static_cast<std::size_t>(I.d_b.size()) : 0;
+    UGKS_REQUIRE(s.W.size() == static_cast<std::size_t>(I.d_W.size()) &&
+                     s.q.size() == static_cast<std::size_t>(I.d_q.size()) &&
+                     s.stress.size() == static_cast<std::size_t>(I.d_stress.size()) &&
+                     s.h.size() == static_cast<std::size_t>(I.d_h.size()) && s.b.size() == nb,
+                 "state_import: state sizes do not match this solver");
+    I.step_no = s.step;
+    I.time = s.time;
+    I.d_W.copy_from(s.W);
+    I.d_q.copy_from(s.q);
+    I.d_stress.copy_from(s.stress);
+    I.d_h.copy_from(s.h);
+    if (I.S.store_b) I.d_b.copy_from(s.b);
+    I.compute_prims();
+    I.sync(I.compute, "state_import");
+}
+
+}  // namespace ugks

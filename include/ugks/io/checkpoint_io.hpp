@@ -1,0 +1,83 @@
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ugks/parallel/layout.hpp"
+#include "ugks/parallel/partition.hpp"
+#include "ugks/velocity/velocity_grid.hpp"
+
+namespace ugks {
+
+/// Format version written into checkpoints; a restart requires exactly this version.
+inline constexpr int kCheckpointFormatVersion = 1;
+
+/// The resumable state of one rank's solver (UgksSolver / UgksSolverDevice::state_export and
+/// state_import). Host memory; local numbering of the rank's LocalMesh and velocity blocks.
+struct SolverState {
+    long step = 0;               ///< steps done
+    double time = 0;             ///< simulated (nondimensional) time
+    std::vector<double> W;       ///< conservative state, 5 per local cell (owned, then ghost)
+    std::vector<double> q;       ///< heat flux, 3 per local cell
+    std::vector<double> stress;  ///< 6 per owned cell (xx xy xz yy yz zz)
+    /// Distributions as the solvers store them: [local block][local cell][B_v] (padded slots
+    /// included); b is empty when the solver stores no b.
+    std::vector<double> h, b;
+};
+
+/// Where a rank's state lives in the global phase space: everything a checkpoint needs to map local
+/// rows and velocity slots to global cell and velocity indices. All pointers must outlive the call.
+struct CheckpointLayout {
+    const PhaseSpaceLayout* layout = nullptr;
+    const Mesh* global_mesh = nullptr;  ///< the whole mesh (after periodic joining)
+    const LocalMesh* local = nullptr;
+    const VelocityGrid* grid = nullptr;
+    const VelocityBlocks* blocks = nullptr;
+    bool store_b = false;
+    int K_int = 0;
+};
+
+/// What a checkpoint file says about itself (read_checkpoint).
+struct CheckpointInfo {
+    long step = 0;
+    double time = 0;
+    std::string config;   ///< the resolved YAML of the run that wrote it
+    std::string version;  ///< ugks_version attribute
+};
+
+/// Write `path` collectively over layout.world with parallel HDF5 (every rank calls it):
+/// /state/W (n x 5), /state/q (n x 3), /state/stress (n x 6), /state/h (n x n_v) and, when stored,
+/// /state/b (n x n_v), in global cell order and global (VelocityGrid) velocity order;
+/// /mesh/centroid (n x 3), /mesh/volume (n), /velocity/u (n_v x 3), /velocity/w (n_v) for
+/// compatibility checks; every /state dataset carries a uint64 attribute `checksum`
+/// (checkpoint_checksum). Root attributes: format "ugks_checkpoint", format_version, step, time,
+/// config, ugks_version, velocity_dim, K_int, store_b. The file is written as `path`.tmp, closed,
+/// fsync'ed and renamed, so an interrupted write never replaces or damages an earlier checkpoint.
+/// Write failures throw InputError naming the path on every rank.
+void write_checkpoint(const std::string& path, const CheckpointLayout& where,
+                      const std::string& config_yaml, const SolverState& state);
+
+/// Read and validate `path` for this rank's decomposition (any P_x x P_v and block size; collective
+/// over where.layout->world). Checks, in order: the file opens (a truncated file does not), format
+/// and format_version, the mesh (cell count, centroids and volumes), the velocity grid (count,
+/// points, weights), velocity dimension, K_int and b, dataset shapes, then every dataset's
+/// checksum. Any failure throws the same InputError on every rank: "checkpoint 'path': <problem>".
+SolverState read_checkpoint(const std::string& path, const CheckpointLayout& where,
+                            CheckpointInfo* info = nullptr);
+
+/// Order-independent checksum of a dataset: the sum modulo 2^64 of a 64-bit mix of each element's
+/// linear index (row-major, global) and its bit pattern. Decomposition-independent, so a file
+/// written with one P_x x P_v can be verified with another; any changed element changes it.
+std::uint64_t checkpoint_element_hash(std::uint64_t linear_index, double value);
+
+/// "checkpoint_000123.h5".
+std::string checkpoint_file_name(long step);
+/// Checkpoint files `checkpoint_<digits>.h5` in `dir` (no .tmp files), newest (highest step) first.
+/// Local file-system listing (call on one rank and broadcast when ranks may disagree).
+std::vector<std::string> list_checkpoints(const std::string& dir);
+/// Remove all but the `keep` newest checkpoints of `dir` (keep <= 0: remove nothing). Serial.
+void prune_checkpoints(const std::string& dir, int keep);
+
+}  // namespace ugks

@@ -1,0 +1,832 @@
+// Checkpoints: the full phase-space state in global cell and velocity order (parallel HDF5), and
+// its validated read-back for any other decomposition.
+#include "ugks/io/checkpoint_io.hpp"
+
+#include <fcntl.h>
+#include <hdf5.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hdf5_common.hpp"
+#include "ugks/core/error.hpp"
+#include "ugks/core/version.hpp"
+
+namespace ugks {
+namespace {
+
+using namespace io_detail;
+
+/// Contiguous blocks of [0, n) over `parts` ranks (the first n % parts one row longer).
+struct RowBlocks {
+    index_t n = 0;
+    int parts = 1;
+    index_t begin(int r) const {
+        const index_t q = n / parts, rem = n % parts;
+        return r * q + std::min<index_t>(r, rem);
+    }
+    index_t end(int r) const { return begin(r + 1); }
+    int owner(index_t g) const {
+        const index_t q = n / parts, rem = n % parts;
+        if (g < rem * (q + 1)) return static_cast<int>(g / (q + 1));
+        return static_cast<int>(rem + (g - rem * (q + 1)) / q);
+    }
+};
+
+inline std::uint64_t splitmix(std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/// This rank's velocity columns: global (VelocityGrid) index and local slot, ascending global
+/// index; padded slots are left out.
+struct Columns {
+    std::vector<index_t> global, slot;
+    /// Maximal runs of consecutive global indices: (first, length).
+    std::vector<std::pair<index_t, index_t>> runs() const {
+        std::vector<std::pair<index_t, index_t>> r;
+        for (index_t g : global) {
+            if (!r.empty() && r.back().first + r.back().second == g)
+                ++r.back().second;
+            else
+                r.push_back({g, 1});
+        }
+        return r;
+    }
+};
+
+Columns rank_columns(const VelocityBlocks& blocks, int q) {
+    int first = 0, count = 0;
+    blocks.range(q, first, count);
+    const index_t B = blocks.block_size;
+    std::vector<std::pair<index_t, index_t>> pairs;
+    for (index_t s = 0; s < count * B; ++s) {
+        const index_t o = blocks.order[first * B + s];
+        if (o >= 0) pairs.push_back({o, s});
+    }
+    std::sort(pairs.begin(), pairs.end());
+    Columns c;
+    for (const auto& p : pairs) {
+        c.global.push_back(p.first);
+        c.slot.push_back(p.second);
+    }
+    return c;
+}
+
+/// Partial checksum of rows [r0, r0 + nr) x columns `cols` of a dataset with `ncols` columns.
+std::uint64_t partial_checksum(const double* buf, index_t r0, index_t nr,
+                               const std::vector<index_t>& cols, index_t ncols) {
+    std::uint64_t s = 0;
+    const index_t w = static_cast<index_t>(cols.size());
+    for (index_t r = 0; r < nr; ++r)
+        for (index_t k = 0; k < w; ++k)
+            s += checkpoint_element_hash(static_cast<std::uint64_t>((r0 + r) * ncols + cols[k]),
+                                         buf[r * w + k]);
+    return s;
+}
+
+std::vector<index_t> iota_cols(index_t w) {
+    std::vector<index_t> c(static_cast<std::size_t>(w));
+    for (index_t k = 0; k < w; ++k) c[k] = k;
+    return c;
+}
+
+MPI_Datatype row_type(int width) {
+    MPI_Datatype t;
+    MPI_Type_contiguous(width, MPI_DOUBLE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+std::vector<int> displacements(const std::vector<int>& counts) {
+    std::vector<int> d(counts.size(), 0);
+    for (std::size_t r = 1; r < counts.size(); ++r) d[r] = d[r - 1] + counts[r - 1];
+    return d;
+}
+
+/// Move rows (`width` doubles each, global ids `ids`, each id held by exactly one rank of `comm`)
+/// to the rank of `comm` whose block of `bl` holds them. Returns this rank's block, global order.
+std::vector<double> push_to_blocks(MPI_Comm comm, const RowBlocks& bl,
+                                   const std::vector<index_t>& ids, int width, const double* rows) {
+    int size = 1, rank = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    const index_t n = static_cast<index_t>(ids.size());
+    std::vector<int> send_counts(size, 0), recv_counts(size, 0);
+    for (index_t g : ids) ++send_counts[bl.owner(g)];
+    std::vector<int> send_displs = displacements(send_counts);
+    std::vector<int> pos = send_displs;
+    std::vector<index_t> send_ids(static_cast<std::size_t>(n));
+    std::vector<double> send_rows(static_cast<std::size_t>(n) * width);
+    for (index_t i = 0; i < n; ++i) {
+        const int d = bl.owner(ids[i]);
+        const int p = pos[d]++;
+        send_ids[p] = ids[i];
+        std::copy_n(rows + i * width, width, send_rows.data() + static_cast<index_t>(p) * width);
+    }
+    MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
+    const std::vector<int> recv_displs = displacements(recv_counts);
+    const index_t b0 = bl.begin(rank), nb = bl.end(rank) - b0;
+    const index_t n_recv = recv_displs[size - 1] + recv_counts[size - 1];
+    UGKS_REQUIRE(n_recv == nb, "checkpoint rows: rank " << rank << " receives " << n_recv
+                                                        << " rows for a block of " << nb);
+    std::vector<index_t> recv_ids(static_cast<std::size_t>(nb));
+    MPI_Alltoallv(send_ids.data(), send_counts.data(), send_displs.data(), MPI_INT64_T,
+                  recv_ids.data(), recv_counts.data(), recv_displs.data(), MPI_INT64_T, comm);
+    std::vector<double> recv_rows(static_cast<std::size_t>(nb) * width);
+    if (width > 0) {
+        MPI_Datatype t = row_type(width);
+        MPI_Alltoallv(send_rows.data(), send_counts.data(), send_displs.data(), t, recv_rows.data(),
+                      recv_counts.data(), recv_displs.data(), t, comm);
+        MPI_Type_free(&t);
+    }
+    std::vector<double> block(static_cast<std::size_t>(nb) * width);
+    for (index_t i = 0; i < nb; ++i) {
+        const index_t p = recv_ids[i] - b0;
+        UGKS_REQUIRE(p >= 0 && p < nb, "checkpoint row " << recv_ids[i] << " outside block");
+        std::copy_n(recv_rows.data() + i * width, width, block.data() + p * width);
+    }
+    return block;
+}
+
+/// The inverse direction: every rank asks for the rows `wanted` (global ids, any order, repeats
+/// allowed) from the ranks of `comm` whose blocks of `bl` hold them (`block`: this rank's block).
+std::vector<double> pull_from_blocks(MPI_Comm comm, const RowBlocks& bl,
+                                     const std::vector<index_t>& wanted, int width,
+                                     const std::vector<double>& block) {
+    int size = 1, rank = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    const index_t n = static_cast<index_t>(wanted.size());
+    std::vector<int> ask_counts(size, 0), serve_counts(size, 0);
+    for (index_t g : wanted) ++ask_counts[bl.owner(g)];
+    const std::vector<int> ask_displs = displacements(ask_counts);
+    std::vector<int> pos = ask_displs;
+    std::vector<index_t> ask_ids(static_cast<std::size_t>(n)), where(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) {
+        const int p = pos[bl.owner(wanted[i])]++;
+        ask_ids[p] = wanted[i];
+        where[p] = i;
+    }
+    MPI_Alltoall(ask_counts.data(), 1, MPI_INT, serve_counts.data(), 1, MPI_INT, comm);
+    const std::vector<int> serve_displs = displacements(serve_counts);
+    const index_t n_serve = serve_displs[size - 1] + serve_counts[size - 1];
+    std::vector<index_t> serve_ids(static_cast<std::size_t>(n_serve));
+    MPI_Alltoallv(ask_ids.data(), ask_counts.data(), ask_displs.data(), MPI_INT64_T,
+                  serve_ids.data(), serve_counts.data(), serve_displs.data(), MPI_INT64_T, comm);
+    std::vector<double> out(static_cast<std::size_t>(n) * width);
+    if (width == 0) return out;
+    const index_t b0 = bl.begin(rank), nb = bl.end(rank) - b0;
+    std::vector<double> serve_rows(static_cast<std::size_t>(n_serve) * width);
+    for (index_t i = 0; i < n_serve; ++i) {
+        const index_t p = serve_ids[i] - b0;
+        UGKS_REQUIRE(p >= 0 && p < nb,
+                     "checkpoint row " << serve_ids[i] << " asked of rank " << rank);
+        std::copy_n(block.data() + p * width, width, serve_rows.data() + i * width);
+    }
+    std::vector<double> got(static_cast<std::size_t>(n) * width);
+    MPI_Datatype t = row_type(width);
+    MPI_Alltoallv(serve_rows.data(), serve_counts.data(), serve_displs.data(), t, got.data(),
+                  ask_counts.data(), ask_displs.data(), t, comm);
+    MPI_Type_free(&t);
+    for (index_t p = 0; p < n; ++p)
+        std::copy_n(got.data() + p * width, width, out.data() + where[p] * width);
+    return out;
+}
+
+// ---- parallel HDF5 ---------------------------------------------------------------------------
+
+struct H5Par {
+    MPI_Comm comm;
+    std::string path;
+    hid_t file = -1;
+    hid_t dxpl = -1;
+
+    void check(bool ok, const std::string& what) const {
+        if (!all_ok(comm, ok)) UGKS_INPUT_ERROR("checkpoint '" << path << "': " << what);
+    }
+
+    /// Select rows [row0, row0 + nr) x the column runs in `space` (2-D) or rows only (1-D).
+    static bool select(hid_t space, bool two_d, index_t row0, index_t nr,
+                       const std::vector<std::pair<index_t, index_t>>& runs) {
+        if (nr <= 0 || runs.empty()) return H5Sselect_none(space) >= 0;
+        if (!two_d) {
+            const hsize_t start = static_cast<hsize_t>(row0), count = static_cast<hsize_t>(nr);
+            return H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &count, nullptr) >=
+                   0;
+        }
+        bool ok = true;
+        for (std::size_t k = 0; k < runs.size() && ok; ++k) {
+            const hsize_t start[2] = {static_cast<hsize_t>(row0),
+                                      static_cast<hsize_t>(runs[k].first)};
+            const hsize_t count[2] = {static_cast<hsize_t>(nr),
+                                      static_cast<hsize_t>(runs[k].second)};
+            ok = H5Sselect_hyperslab(space, k == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, nullptr,
+                                     count, nullptr) >= 0;
+        }
+        return ok;
+    }
+
+    static index_t run_width(const std::vector<std::pair<index_t, index_t>>& runs) {
+        index_t w = 0;
+        for (const auto& r : runs) w += r.second;
+        return w;
+    }
+
+    /// Create `name` (n_rows x n_cols doubles, 1-D when !two_d) and write this rank's part
+    /// collectively; returns the open dataset.
+    Hid write(hid_t loc, const std::string& name, index_t n_rows, index_t n_cols, bool two_d,
+              index_t row0, index_t nr, const std::vector<std::pair<index_t, index_t>>& runs,
+              const double* buf) const {
+        const hsize_t dims[2] = {static_cast<hsize_t>(n_rows), static_cast<hsize_t>(n_cols)};
+        Hid space(H5Screate_simple(two_d ? 2 : 1, dims, nullptr), H5Sclose);
+        Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        bool ok =
+            space.valid() && dcpl.valid() && H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) >= 0;
+        Hid dset;
+        if (ok) {
+            dset = Hid(H5Dcreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                                  dcpl.get(), H5P_DEFAULT),
+                       H5Dclose);
+            ok = dset.valid();
+        }
+        check(ok, "creating dataset '" + name + "' failed (file system full or not writable?)");
+        const index_t w = two_d ? run_width(runs) : 1;
+        const bool any = nr > 0 && w > 0;
+        const hsize_t mdims[2] = {static_cast<hsize_t>(std::max<index_t>(nr, 1)),
+                                  static_cast<hsize_t>(std::max<index_t>(w, 1))};
+        Hid mem(H5Screate_simple(two_d ? 2 : 1, mdims, nullptr), H5Sclose);
+        ok = mem.valid() && select(space.get(), two_d, row0, nr, runs);
+        if (ok && !any) ok = H5Sselect_none(mem.get()) >= 0;
+        static const double dummy = 0.0;
+        if (ok)
+            ok = H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), dxpl,
+                          any ? buf : &dummy) >= 0;
+        check(ok, "writing dataset '" + name + "' failed (file system full or not writable?)");
+        return dset;
+    }
+
+    /// Read this rank's part of `name` (shape already validated) collectively.
+    std::vector<double> read(const std::string& name, bool two_d, index_t row0, index_t nr,
+                             const std::vector<std::pair<index_t, index_t>>& runs) const {
+        Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+        Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
+        const index_t w = two_d ? run_width(runs) : 1;
+        const bool any = nr > 0 && w > 0;
+        std::vector<double> out(static_cast<std::size_t>(std::max<index_t>(nr, 0) * w));
+        const hsize_t mdims[2] = {static_cast<hsize_t>(std::max<index_t>(nr, 1)),
+                                  static_cast<hsize_t>(std::max<index_t>(w, 1))};
+        Hid mem(H5Screate_simple(two_d ? 2 : 1, mdims, nullptr), H5Sclose);
+        bool ok = dset.valid() && space.valid() && mem.valid() &&
+                  select(space.get(), two_d, row0, nr, runs);
+        if (ok && !any) ok = H5Sselect_none(mem.get()) >= 0;
+        double dummy = 0.0;
+        if (ok)
+            ok = H5Dread(dset.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), dxpl,
+                         any ? out.data() : &dummy) >= 0;
+        check(ok, "reading dataset '" + name + "' failed (truncated or damaged file?)");
+        return out;
+    }
+
+    void attribute(hid_t loc, const char* name, hid_t type, const void* value) const {
+        Hid space(H5Screate(H5S_SCALAR), H5Sclose);
+        bool ok = space.valid();
+        Hid attr;
+        if (ok) {
+            attr =
+                Hid(H5Acreate2(loc, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+            ok = attr.valid();
+        }
+        if (ok) ok = H5Awrite(attr.get(), type, value) >= 0;
+        if (ok) ok = attr.close() >= 0;
+        check(ok, std::string("writing attribute '") + name + "' failed");
+    }
+
+    void string_attribute(hid_t loc, const char* name, const std::string& value) const {
+        Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
+        const bool ok = type.valid() && H5Tset_size(type.get(), value.size() + 1) >= 0 &&
+                        H5Tset_strpad(type.get(), H5T_STR_NULLTERM) >= 0 &&
+                        H5Tset_cset(type.get(), H5T_CSET_UTF8) >= 0;
+        check(ok, std::string("creating the string type of attribute '") + name + "' failed");
+        attribute(loc, name, type.get(), value.c_str());
+    }
+};
+
+Hid open_parallel(MPI_Comm comm, const std::string& path, const std::string& file_name,
+                  bool create) {
+    Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    bool ok = fapl.valid() && H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL) >= 0 &&
+              H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0;
+    if (ok && create) ok = H5Pset_coll_metadata_write(fapl.get(), 1) >= 0;
+    if (!all_ok(comm, ok))
+        UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot set up parallel HDF5 access");
+    Hid file(create ? H5Fcreate(file_name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get())
+                    : H5Fopen(file_name.c_str(), H5F_ACC_RDONLY, fapl.get()),
+             H5Fclose);
+    if (!all_ok(comm, file.valid())) {
+        if (create)
+            UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot create '" << file_name
+                                            << "' (is the output directory writable?)");
+        UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot open (truncated or damaged file?)");
+    }
+    return file;
+}
+
+// ---- serial validation (rank 0) --------------------------------------------------------------
+
+const char* const kStateNames[5] = {"/state/W", "/state/q", "/state/stress", "/state/h",
+                                    "/state/b"};
+
+struct Stored {
+    CheckpointInfo info;
+    std::uint64_t checksum[5] = {0, 0, 0, 0, 0};
+};
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+    UGKS_INPUT_ERROR("checkpoint '" << path << "': " << what);
+}
+
+bool has_attribute(hid_t obj, const char* name) { return H5Aexists(obj, name) > 0; }
+
+template <class T>
+T scalar_attribute(const std::string& path, hid_t obj, const char* name, hid_t mem_type) {
+    if (!has_attribute(obj, name)) bad(path, std::string("attribute '") + name + "' is missing");
+    Hid attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+    T v{};
+    if (!attr.valid() || H5Aread(attr.get(), mem_type, &v) < 0)
+        bad(path, std::string("cannot read attribute '") + name + "'");
+    return v;
+}
+
+std::string string_attribute(const std::string& path, hid_t obj, const char* name) {
+    if (!has_attribute(obj, name)) bad(path, std::string("attribute '") + name + "' is missing");
+    Hid attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+    Hid type(attr.valid() ? H5Aget_type(attr.get()) : -1, H5Tclose);
+    if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING ||
+        H5Tis_variable_str(type.get()) > 0)
+        bad(path, std::string("attribute '") + name + "' is not a fixed-length string");
+    const std::size_t len = H5Tget_size(type.get());
+    std::string s(len, '\0');
+    if (H5Aread(attr.get(), type.get(), s.data()) < 0)
+        bad(path, std::string("cannot read attribute '") + name + "'");
+    s.resize(std::strlen(s.c_str()));
+    return s;
+}
+
+std::vector<hsize_t> dims_of(const std::string& path, hid_t file, const std::string& name) {
+    if (H5Lexists(file, "/state", H5P_DEFAULT) <= 0 || H5Lexists(file, "/mesh", H5P_DEFAULT) <= 0 ||
+        H5Lexists(file, "/velocity", H5P_DEFAULT) <= 0 ||
+        H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0)
+        bad(path, "dataset '" + name + "' is missing");
+    Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+    Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
+    const int nd = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
+    if (nd < 0) bad(path, "cannot read the shape of dataset '" + name + "'");
+    std::vector<hsize_t> d(static_cast<std::size_t>(nd));
+    H5Sget_simple_extent_dims(space.get(), d.data(), nullptr);
+    return d;
+}
+
+void expect_dims(const std::string& path, hid_t file, const std::string& name, index_t rows,
+                 index_t cols) {
+    const std::vector<hsize_t> d = dims_of(path, file, name);
+    const bool ok = cols == 0 ? d.size() == 1 && d[0] == static_cast<hsize_t>(rows)
+                              : d.size() == 2 && d[0] == static_cast<hsize_t>(rows) &&
+                                    d[1] == static_cast<hsize_t>(cols);
+    if (!ok) {
+        std::ostringstream os;
+        os << "dataset '" << name << "' has shape (";
+        for (std::size_t k = 0; k < d.size(); ++k) os << (k ? ", " : "") << d[k];
+        os << "), expected (" << rows;
+        if (cols > 0) os << ", " << cols;
+        os << ")";
+        bad(path, os.str());
+    }
+}
+
+std::vector<double> read_whole(const std::string& path, hid_t file, const std::string& name) {
+    Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+    Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
+    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+    if (n < 0) bad(path, "cannot read dataset '" + name + "'");
+    std::vector<double> v(static_cast<std::size_t>(n));
+    if (n > 0 &&
+        H5Dread(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+        bad(path, "cannot read dataset '" + name + "' (truncated or damaged file?)");
+    return v;
+}
+
+std::string vec_text(const double* v, int n) {
+    std::ostringstream os;
+    os.precision(10);
+    os << "(";
+    for (int k = 0; k < n; ++k) os << (k ? ", " : "") << v[k];
+    os << ")";
+    return os.str();
+}
+
+Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
+    const QuietHdf5 quiet;
+    if (!std::filesystem::is_regular_file(path)) bad(path, "no such file");
+    Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.valid()) bad(path, "cannot open: not an HDF5 file, or truncated or damaged");
+    const hid_t f = file.get();
+    Stored s;
+    if (!has_attribute(f, "format") || string_attribute(path, f, "format") != "ugks_checkpoint")
+        bad(path, "not a ugks_solver checkpoint (root attribute format != 'ugks_checkpoint')");
+    const std::int64_t version =
+        scalar_attribute<std::int64_t>(path, f, "format_version", H5T_NATIVE_INT64);
+    if (version != kCheckpointFormatVersion)
+        bad(path, "checkpoint format version " + std::to_string(version) +
+                      ", but this ugks_solver reads version " +
+                      std::to_string(kCheckpointFormatVersion));
+    s.info.step =
+        static_cast<long>(scalar_attribute<std::int64_t>(path, f, "step", H5T_NATIVE_INT64));
+    s.info.time = scalar_attribute<double>(path, f, "time", H5T_NATIVE_DOUBLE);
+    s.info.config = string_attribute(path, f, "config");
+    s.info.version = string_attribute(path, f, "ugks_version");
+
+    // Mesh: cell count, centroids and volumes in global order.
+    const Mesh& m = *where.global_mesh;
+    const index_t n = m.n_cells();
+    const std::vector<hsize_t> cd = dims_of(path, f, "/mesh/centroid");
+    if (cd.size() != 2 || cd[1] != 3) bad(path, "dataset '/mesh/centroid' is not n x 3");
+    if (cd[0] != static_cast<hsize_t>(n))
+        bad(path, "written for a mesh of " + std::to_string(cd[0]) +
+                      " cells; the case's mesh has " + std::to_string(n) + " cells");
+    expect_dims(path, f, "/mesh/volume", n, 0);
+    {
+        const std::vector<double> c = read_whole(path, f, "/mesh/centroid");
+        const std::vector<double> vol = read_whole(path, f, "/mesh/volume");
+        double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        for (index_t i = 0; i < n; ++i)
+            for (int d = 0; d < 3; ++d) {
+                lo[d] = std::min(lo[d], m.cell_centroid[i][d]);
+                hi[d] = std::max(hi[d], m.cell_centroid[i][d]);
+            }
+        double L = 0.0;
+        for (int d = 0; d < 3; ++d) L = std::max(L, hi[d] - lo[d]);
+        const double tol = 1e-9 * (L > 0 ? L : 1.0);
+        for (index_t i = 0; i < n; ++i) {
+            bool same = std::abs(vol[i] - m.cell_volume[i]) <= 1e-9 * std::abs(m.cell_volume[i]);
+            for (int d = 0; d < 3; ++d)
+                same = same && std::abs(c[3 * i + d] - m.cell_centroid[i][d]) <= tol;
+            if (!same)
+                bad(path, "written for another mesh: cell " + std::to_string(i) + " has centroid " +
+                              vec_text(&c[3 * i], 3) + " and volume " + vec_text(&vol[i], 1) +
+                              " in the checkpoint, centroid " +
+                              vec_text(m.cell_centroid[i].data(), 3) + " and volume " +
+                              vec_text(&m.cell_volume[i], 1) + " in the case's mesh");
+        }
+    }
+
+    // Velocity grid: points and weights in VelocityGrid order; D, K_int, b.
+    const VelocityGrid& g = *where.grid;
+    const index_t nv = g.size();
+    const std::vector<hsize_t> ud = dims_of(path, f, "/velocity/u");
+    if (ud.size() != 2 || ud[1] != 3) bad(path, "dataset '/velocity/u' is not n_v x 3");
+    if (ud[0] != static_cast<hsize_t>(nv))
+        bad(path, "written for a velocity grid of " + std::to_string(ud[0]) +
+                      " points; the case's velocity grid has " + std::to_string(nv) + " points");
+    expect_dims(path, f, "/velocity/w", nv, 0);
+    {
+        const std::vector<double> u = read_whole(path, f, "/velocity/u");
+        const std::vector<double> w = read_whole(path, f, "/velocity/w");
+        double umax = 1.0;
+        for (const Vec3& x : g.u)
+            for (int d = 0; d < 3; ++d) umax = std::max(umax, std::abs(x[d]));
+        for (index_t k = 0; k < nv; ++k) {
+            bool same = std::abs(w[k] - g.w[k]) <= 1e-12 * std::max(1.0, std::abs(g.w[k]));
+            for (int d = 0; d < 3; ++d)
+                same = same && std::abs(u[3 * k + d] - g.u[k][d]) <= 1e-12 * umax;
+            if (!same)
+                bad(path, "written for another velocity grid: point " + std::to_string(k) + " is " +
+                              vec_text(&u[3 * k], 3) + " with weight " + vec_text(&w[k], 1) +
+                              " in the checkpoint, " + vec_text(g.u[k].data(), 3) +
+                              " with weight " + vec_text(&g.w[k], 1) + " in the case");
+        }
+    }
+    const auto D = scalar_attribute<std::int64_t>(path, f, "velocity_dim", H5T_NATIVE_INT64);
+    const auto K = scalar_attribute<std::int64_t>(path, f, "K_int", H5T_NATIVE_INT64);
+    const auto sb = scalar_attribute<std::int64_t>(path, f, "store_b", H5T_NATIVE_INT64);
+    if (D != g.dim)
+        bad(path, "written with velocity dimension " + std::to_string(D) + "; the case has " +
+                      std::to_string(g.dim));
+    if (K != where.K_int)
+        bad(path, "written with gas.K_int = " + std::to_string(K) + "; the case has " +
+                      std::to_string(where.K_int));
+    if ((sb != 0) != where.store_b)
+        bad(path, std::string("written ") + (sb ? "with" : "without") +
+                      " the b distribution; the case needs it " +
+                      (where.store_b ? "stored" : "absent"));
+
+    const index_t widths[5] = {5, 3, 6, nv, nv};
+    for (int k = 0; k < 5; ++k) {
+        if (k == 4 && !where.store_b) continue;
+        expect_dims(path, f, kStateNames[k], n, widths[k]);
+        Hid dset(H5Dopen2(f, kStateNames[k], H5P_DEFAULT), H5Dclose);
+        s.checksum[k] =
+            scalar_attribute<std::uint64_t>(path, dset.get(), "checksum", H5T_NATIVE_UINT64);
+    }
+    return s;
+}
+
+}  // namespace
+
+std::uint64_t checkpoint_element_hash(std::uint64_t linear_index, double value) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    return splitmix(bits ^ splitmix(linear_index));
+}
+
+std::string checkpoint_file_name(long step) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "checkpoint_%06ld.h5", step);
+    return buf;
+}
+
+std::vector<std::string> list_checkpoints(const std::string& dir) {
+    std::vector<std::pair<long, std::string>> found;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        const std::string pre = "checkpoint_", post = ".h5";
+        if (name.size() <= pre.size() + post.size() || name.compare(0, pre.size(), pre) != 0 ||
+            name.compare(name.size() - post.size(), post.size(), post) != 0)
+            continue;
+        const std::string digits = name.substr(pre.size(), name.size() - pre.size() - post.size());
+        if (digits.empty() || digits.size() > 15 ||
+            !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            continue;
+        found.push_back({std::stol(digits), e.path().string()});
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second > b.second;
+    });
+    std::vector<std::string> out;
+    for (const auto& f : found) out.push_back(f.second);
+    return out;
+}
+
+void prune_checkpoints(const std::string& dir, int keep) {
+    if (keep <= 0) return;
+    const std::vector<std::string> all = list_checkpoints(dir);
+    std::error_code ec;
+    for (std::size_t k = static_cast<std::size_t>(keep); k < all.size(); ++k)
+        std::filesystem::remove(all[k], ec);
+}
+
+void write_checkpoint(const std::string& path, const CheckpointLayout& where,
+                      const std::string& config_yaml, const SolverState& st) {
+    const PhaseSpaceLayout& L = *where.layout;
+    const Mesh& M = *where.global_mesh;
+    const LocalMesh& loc = *where.local;
+    const VelocityGrid& grid = *where.grid;
+    const VelocityBlocks& blocks = *where.blocks;
+    const index_t n = M.n_cells(), nv = grid.size();
+    const index_t ncl = loc.n_owned + loc.n_ghost, no = loc.n_owned;
+    int first = 0, count = 0;
+    blocks.range(L.q, first, count);
+    const index_t B = blocks.block_size;
+    UGKS_REQUIRE(static_cast<index_t>(st.W.size()) == 5 * ncl &&
+                     static_cast<index_t>(st.q.size()) == 3 * ncl &&
+                     static_cast<index_t>(st.stress.size()) == 6 * no &&
+                     static_cast<index_t>(st.h.size()) == count * B * ncl &&
+                     st.b.size() == (where.store_b ? st.h.size() : 0),
+                 "solver state sizes do not match the decomposition");
+
+    const Columns cols = rank_columns(blocks, L.q);
+    const index_t nw = static_cast<index_t>(cols.global.size());
+    const RowBlocks cb{n, L.P_x};
+    const index_t r0 = cb.begin(L.p), nr = cb.end(L.p) - r0;
+    const std::vector<index_t> owned(loc.global_cell.begin(), loc.global_cell.begin() + no);
+
+    // Macroscopic rows W | q | stress (14 doubles) and distribution rows to contiguous blocks of
+    // global cells within comm_x (every velocity group holds the same W; group 0 writes it).
+    std::vector<double> macro(static_cast<std::size_t>(no) * 14);
+    for (index_t i = 0; i < no; ++i) {
+        std::copy_n(&st.W[5 * i], 5, &macro[14 * i]);
+        std::copy_n(&st.q[3 * i], 3, &macro[14 * i + 5]);
+        std::copy_n(&st.stress[6 * i], 6, &macro[14 * i + 8]);
+    }
+    const std::vector<double> mb = push_to_blocks(L.comm_x, cb, owned, 14, macro.data());
+    std::vector<double> Wb(5 * nr), qb(3 * nr), sb(6 * nr);
+    for (index_t r = 0; r < nr; ++r) {
+        std::copy_n(&mb[14 * r], 5, &Wb[5 * r]);
+        std::copy_n(&mb[14 * r + 5], 3, &qb[3 * r]);
+        std::copy_n(&mb[14 * r + 8], 6, &sb[6 * r]);
+    }
+    auto dist_block = [&](const std::vector<double>& f) {
+        std::vector<double> rows(static_cast<std::size_t>(no) * nw);
+        for (index_t i = 0; i < no; ++i)
+            for (index_t k = 0; k < nw; ++k) {
+                const index_t s = cols.slot[k], m = s / B, v = s % B;
+                rows[i * nw + k] = f[(m * ncl + i) * B + v];
+            }
+        return push_to_blocks(L.comm_x, cb, owned, static_cast<int>(nw), rows.data());
+    };
+    const std::vector<double> hb = dist_block(st.h);
+    const std::vector<double> bb = where.store_b ? dist_block(st.b) : std::vector<double>();
+
+    std::uint64_t cs[5] = {0, 0, 0, 0, 0};
+    if (L.q == 0) {
+        cs[0] = partial_checksum(Wb.data(), r0, nr, iota_cols(5), 5);
+        cs[1] = partial_checksum(qb.data(), r0, nr, iota_cols(3), 3);
+        cs[2] = partial_checksum(sb.data(), r0, nr, iota_cols(6), 6);
+    }
+    cs[3] = partial_checksum(hb.data(), r0, nr, cols.global, nv);
+    if (where.store_b) cs[4] = partial_checksum(bb.data(), r0, nr, cols.global, nv);
+    MPI_Allreduce(MPI_IN_PLACE, cs, 5, MPI_UINT64_T, MPI_SUM, L.world);
+
+    const std::string tmp = path + ".tmp";
+    {
+        const QuietHdf5 quiet;
+        Hid file = open_parallel(L.world, path, tmp, true);
+        Hid dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+        const bool ok = dxpl.valid() && H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE) >= 0;
+        if (!all_ok(L.world, ok))
+            UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot set up collective transfers");
+        const H5Par w{L.world, path, file.get(), dxpl.get()};
+        auto group = [&](const char* name) {
+            Hid g(H5Gcreate2(file.get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+            w.check(g.valid(), std::string("creating group '") + name + "' failed");
+            return g;
+        };
+        const std::vector<std::pair<index_t, index_t>> all3{{0, 3}};
+        {
+            Hid g = group("mesh");
+            const RowBlocks wb{n, L.world_size};
+            const index_t g0 = wb.begin(L.world_rank), ng = wb.end(L.world_rank) - g0;
+            w.write(g.get(), "centroid", n, 3, true, g0, ng, all3,
+                    ng > 0 ? M.cell_centroid[g0].data() : nullptr);
+            w.write(g.get(), "volume", n, 1, false, g0, ng, {{0, 1}},
+                    ng > 0 ? &M.cell_volume[g0] : nullptr);
+        }
+        {
+            Hid g = group("velocity");
+            const RowBlocks vb{nv, L.world_size};
+            const index_t v0 = vb.begin(L.world_rank), nvl = vb.end(L.world_rank) - v0;
+            w.write(g.get(), "u", nv, 3, true, v0, nvl, all3,
+                    nvl > 0 ? grid.u[v0].data() : nullptr);
+            w.write(g.get(), "w", nv, 1, false, v0, nvl, {{0, 1}}, nvl > 0 ? &grid.w[v0] : nullptr);
+        }
+        {
+            Hid g = group("state");
+            const index_t nr_macro = L.q == 0 ? nr : 0;
+            const std::vector<double>* macro_data[3] = {&Wb, &qb, &sb};
+            const char* macro_names[3] = {"W", "q", "stress"};
+            const index_t macro_width[3] = {5, 3, 6};
+            for (int k = 0; k < 3; ++k) {
+                Hid d = w.write(g.get(), macro_names[k], n, macro_width[k], true, r0, nr_macro,
+                                {{0, macro_width[k]}}, macro_data[k]->data());
+                w.attribute(d.get(), "checksum", H5T_STD_U64LE, &cs[k]);
+            }
+            Hid dh = w.write(g.get(), "h", n, nv, true, r0, nr, cols.runs(), hb.data());
+            w.attribute(dh.get(), "checksum", H5T_STD_U64LE, &cs[3]);
+            if (where.store_b) {
+                Hid db = w.write(g.get(), "b", n, nv, true, r0, nr, cols.runs(), bb.data());
+                w.attribute(db.get(), "checksum", H5T_STD_U64LE, &cs[4]);
+            }
+        }
+        const std::int64_t version = kCheckpointFormatVersion, step = st.step, D = grid.dim,
+                           K = where.K_int, store_b = where.store_b ? 1 : 0;
+        w.string_attribute(file.get(), "format", "ugks_checkpoint");
+        w.attribute(file.get(), "format_version", H5T_STD_I64LE, &version);
+        w.attribute(file.get(), "step", H5T_STD_I64LE, &step);
+        w.attribute(file.get(), "time", H5T_IEEE_F64LE, &st.time);
+        w.attribute(file.get(), "velocity_dim", H5T_STD_I64LE, &D);
+        w.attribute(file.get(), "K_int", H5T_STD_I64LE, &K);
+        w.attribute(file.get(), "store_b", H5T_STD_I64LE, &store_b);
+        w.string_attribute(file.get(), "config", config_yaml);
+        w.string_attribute(file.get(), "ugks_version",
+                           std::string(version_string) + " (" + git_commit + ")");
+        w.check(file.close() >= 0, "closing '" + tmp + "' failed (file system full?)");
+    }
+    // Flush to stable storage, then rename: a crash leaves either the old or the new file.
+    on_root_then_agree(L.world, [&] {
+        const int fd = ::open(tmp.c_str(), O_RDONLY);
+        if (fd < 0) bad(path, "cannot reopen '" + tmp + "' to flush it");
+        const bool synced = ::fsync(fd) == 0 || errno == EINVAL || errno == EROFS;
+        ::close(fd);
+        if (!synced) bad(path, "flushing '" + tmp + "' failed: " + std::strerror(errno));
+        if (std::rename(tmp.c_str(), path.c_str()) != 0)
+            bad(path, "cannot rename '" + tmp + "' to it: " + std::strerror(errno));
+        std::string dir = std::filesystem::path(path).parent_path().string();
+        if (dir.empty()) dir = ".";
+        const int dfd = ::open(dir.c_str(), O_RDONLY);
+        if (dfd >= 0) {
+            (void)::fsync(dfd);
+            ::close(dfd);
+        }
+    });
+}
+
+SolverState read_checkpoint(const std::string& path, const CheckpointLayout& where,
+                            CheckpointInfo* info) {
+    const PhaseSpaceLayout& L = *where.layout;
+    const LocalMesh& loc = *where.local;
+    const VelocityBlocks& blocks = *where.blocks;
+    const index_t n = where.global_mesh->n_cells(), nv = where.grid->size();
+    const index_t ncl = loc.n_owned + loc.n_ghost, no = loc.n_owned;
+
+    // Metadata, mesh and velocity grid: rank 0 checks them serially; all ranks agree.
+    Stored s;
+    on_root_then_agree(L.world, [&] { s = validate_serial(path, where); });
+    {
+        long long step = s.info.step;
+        MPI_Bcast(&step, 1, MPI_LONG_LONG, 0, L.world);
+        s.info.step = static_cast<long>(step);
+        MPI_Bcast(&s.info.time, 1, MPI_DOUBLE, 0, L.world);
+        MPI_Bcast(s.checksum, 5, MPI_UINT64_T, 0, L.world);
+        bcast_string(s.info.config, L.world);
+        bcast_string(s.info.version, L.world);
+    }
+
+    // Each velocity group reads contiguous blocks of global cells over its comm_x; this rank's
+    // velocity columns only.
+    const Columns cols = rank_columns(blocks, L.q);
+    const index_t nw = static_cast<index_t>(cols.global.size());
+    const RowBlocks cb{n, L.P_x};
+    const index_t r0 = cb.begin(L.p), nr = cb.end(L.p) - r0;
+    std::vector<double> blk[5];
+    {
+        const QuietHdf5 quiet;
+        Hid file = open_parallel(L.world, path, path, false);
+        Hid dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+        const bool ok = dxpl.valid() && H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE) >= 0;
+        if (!all_ok(L.world, ok))
+            UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot set up collective transfers");
+        const H5Par r{L.world, path, file.get(), dxpl.get()};
+        const index_t widths[3] = {5, 3, 6};
+        for (int k = 0; k < 3; ++k) blk[k] = r.read(kStateNames[k], true, r0, nr, {{0, widths[k]}});
+        blk[3] = r.read(kStateNames[3], true, r0, nr, cols.runs());
+        if (where.store_b) blk[4] = r.read(kStateNames[4], true, r0, nr, cols.runs());
+    }
+    std::uint64_t cs[5] = {0, 0, 0, 0, 0};
+    if (L.q == 0) {
+        cs[0] = partial_checksum(blk[0].data(), r0, nr, iota_cols(5), 5);
+        cs[1] = partial_checksum(blk[1].data(), r0, nr, iota_cols(3), 3);
+        cs[2] = partial_checksum(blk[2].data(), r0, nr, iota_cols(6), 6);
+    }
+    cs[3] = partial_checksum(blk[3].data(), r0, nr, cols.global, nv);
+    if (where.store_b) cs[4] = partial_checksum(blk[4].data(), r0, nr, cols.global, nv);
+    MPI_Allreduce(MPI_IN_PLACE, cs, 5, MPI_UINT64_T, MPI_SUM, L.world);
+    for (int k = 0; k < 5; ++k)
+        if (cs[k] != s.checksum[k])
+            bad(path, std::string("checksum mismatch in dataset '") + kStateNames[k] +
+                          "': the file is corrupted (stored " + std::to_string(s.checksum[k]) +
+                          ", computed " + std::to_string(cs[k]) + ")");
+
+    // Rows of this rank's local cells (owned and ghost) from the blocks of comm_x.
+    const std::vector<index_t>& wanted = loc.global_cell;
+    SolverState st;
+    st.step = s.info.step;
+    st.time = s.info.time;
+    std::vector<double> macro(static_cast<std::size_t>(nr) * 14);
+    for (index_t r = 0; r < nr; ++r) {
+        std::copy_n(&blk[0][5 * r], 5, &macro[14 * r]);
+        std::copy_n(&blk[1][3 * r], 3, &macro[14 * r + 5]);
+        std::copy_n(&blk[2][6 * r], 6, &macro[14 * r + 8]);
+    }
+    const std::vector<double> mrows = pull_from_blocks(L.comm_x, cb, wanted, 14, macro);
+    st.W.resize(5 * ncl);
+    st.q.resize(3 * ncl);
+    st.stress.resize(6 * no);
+    for (index_t i = 0; i < ncl; ++i) {
+        std::copy_n(&mrows[14 * i], 5, &st.W[5 * i]);
+        std::copy_n(&mrows[14 * i + 5], 3, &st.q[3 * i]);
+        if (i < no) std::copy_n(&mrows[14 * i + 8], 6, &st.stress[6 * i]);
+    }
+    int first = 0, count = 0;
+    blocks.range(L.q, first, count);
+    const index_t B = blocks.block_size;
+    auto scatter = [&](const std::vector<double>& block, std::vector<double>& f) {
+        const std::vector<double> rows =
+            pull_from_blocks(L.comm_x, cb, wanted, static_cast<int>(nw), block);
+        f.assign(static_cast<std::size_t>(count) * B * ncl, 0.0);
+        for (index_t i = 0; i < ncl; ++i)
+            for (index_t k = 0; k < nw; ++k) {
+                const index_t sl = cols.slot[k], m = sl / B, v = sl % B;
+                f[(m * ncl + i) * B + v] = rows[i * nw + k];
+            }
+    };
+    scatter(blk[3], st.h);
+    if (where.store_b) scatter(blk[4], st.b);
+    if (info) *info = s.info;
+    return st;
+}
+
+}  // namespace ugks
