@@ -1,31 +1,37 @@
 // The UGKS single-sweep step on the CUDA backend (issue 4): the same discrete scheme as
 // src/solver/ugks_solver.cpp (its specification), every per-step array resident on the GPU.
 //
-// Kernels (one thread per velocity where the velocity is the inner index):
-//   k_prims, k_cell_tables               per cell: primitive state, tau, per-axis exp tables
-//   k_dt_ratio                           per owned cell: CFL ratio (then a fixed-order min)
-//   k_grad_W                             per owned cell: LSQ gradient + limiter of W
-//   k_face_pre                           per face: face_equilibrium, face exp tables
-//   k_wall_sums, k_sym_copy              per wall face: incident mass flux (fixed-order reduction)
-//   k_grad_block                         per (owned cell, velocity) of block m: LSQ + limiter of h,
-//   b k_flux                               one thread group per (face, block m): face data in
-//   shared
-//                                        memory, one thread per velocity, free-transport moments
-//                                        reduced in the group in a fixed tree order
-//   k_stage1                             per (owned cell, velocity) of block m
-//   k_macro                              per owned cell: W^{n+1} and per-cell residual parts
-//   k_stage2                             one thread group per owned cell, all local blocks: stage 2
-//                                        and the 17 raw moments (fixed-order reduction)
+// Kernels (one thread per velocity where the velocity is the inner index; the per-velocity kernels
+// are templates on the velocity dimension D and on whether b is stored, dispatch() picks them):
+//   k_prims, k_cell_tables   per cell: primitive state, tau, per-axis exp tables
+//   k_dt_ratio               per owned cell: CFL ratio (then a fixed-order min)
+//   k_grad_W                 per owned cell: LSQ gradient + limiter of W
+//   k_face_pre               per face: face_equilibrium, face exp tables
+//   k_wall_sums, k_sym_copy  per wall face: incident mass flux (fixed-order reduction)
+//   k_grad_block             per (owned cell, velocity) of block m: LSQ + limiter of h, b
+//   k_flux                   one thread group per (face, block m): face data in shared memory,
+//                            one thread per velocity, free-transport moments reduced in the
+//                            group in a fixed order (warp shuffles, then warps in order)
+//   k_stage1                 per (owned cell, velocity) of block m
+//   k_macro                  per owned cell: W^{n+1} and per-cell residual parts
+//   k_stage2                 one thread group per owned cell, all local blocks: stage 2 and the
+//                            17 raw moments (fixed-order reduction)
+// Device time per kernel, copy and halo phase goes to the process timers (summary.json
+// wall_time_s, "gpu:<name>"); NVTX ranges mark the step phases and velocity blocks.
 // Every reduction has a fixed order (no floating-point atomics): identical bytes run to run.
 #include "ugks/solver/ugks_solver_device.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
+#include <type_traits>
 
 #include "ugks/core/error.hpp"
 #include "ugks/core/timer.hpp"
@@ -62,6 +68,9 @@ struct Ctx {
     // static data (SolverStatic)
     const index_t* lsq_off = nullptr;
     const double *lsq = nullptr, *slot_dx = nullptr, *dxL = nullptr, *dxR = nullptr;
+    const index_t* nbr = nullptr;      ///< per LSQ slot: the neighbour cell (-1: none)
+    const double* cf_sarea = nullptr;  ///< per cell-face entry: +-area (+ when the cell owns it)
+    const double* kd3 = nullptr;       ///< per owned cell: (K dh)^3 of the limiter
     const int *kind = nullptr, *bc = nullptr;
     const index_t *sym_index = nullptr, *mirror = nullptr;  ///< mirror: [axis][slot] local slot
     const double *u = nullptr, *w = nullptr, *axis_x = nullptr;
@@ -319,92 +328,214 @@ __global__ void k_scatter(const index_t* faces, const double* vals, index_t n, d
     if (k < n) out[faces[k]] = vals[k];
 }
 
-/// LSQ gradient + limiter of block m of h (and b), per (owned cell, velocity).
+/// Fixed-order reduction of NV values per thread over the thread group (blockDim.x a multiple of
+/// 32, at most kMaxGroup): a shuffle tree inside each warp, then thread 0 adds the warp partials
+/// in warp order. part: NV * (kMaxGroup / 32) doubles of shared memory. The result is valid in
+/// thread 0 only (out[e]).
+template <int NV>
+__device__ inline void warp_group_reduce(double (&acc)[NV], double* part, double (&out)[NV]) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+#pragma unroll
+    for (int e = 0; e < NV; ++e)
+        for (int off = 16; off > 0; off >>= 1) acc[e] += __shfl_down_sync(0xffffffffu, acc[e], off);
+    if (lane == 0)
+#pragma unroll
+        for (int e = 0; e < NV; ++e) part[e * (kMaxGroup / 32) + warp] = acc[e];
+    __syncthreads();
+    if (threadIdx.x == 0)
+#pragma unroll
+        for (int e = 0; e < NV; ++e) {
+            double s = part[e * (kMaxGroup / 32)];
+            for (int k = 1; k < nw; ++k) s += part[e * (kMaxGroup / 32) + k];
+            out[e] = s;
+        }
+}
+
+/// Velocity i of a local slot: the first D components (the others are zero by contract).
+template <int D>
+__device__ inline void load_u(const Ctx& C, index_t s, double (&u)[3]) {
+    u[0] = C.u[3 * s];
+    u[1] = D > 1 ? C.u[3 * s + 1] : 0.0;
+    u[2] = D > 2 ? C.u[3 * s + 2] : 0.0;
+}
+
+/// maxwellian_at with the velocity dimension known at compile time.
+template <int D>
+__device__ inline double maxwellian_at_t(const Ctx& C, const phys::Prim& p, double norm,
+                                         const double* E, index_t s, const double (&u)[3]) {
+    if (!C.tensor) {
+        double c2 = 0.0;
+#pragma unroll
+        for (int d = 0; d < D; ++d) c2 += (u[d] - p.U[d]) * (u[d] - p.U[d]);
+        return p.rho * norm * exp(-p.lambda * c2);
+    }
+    const int* idx = &C.slot_idx[3 * s];
+    const int i0 = idx[0];
+    if (i0 < 0) return 0.0;
+    double H = p.rho * norm * E[i0];
+    if (D > 1) H *= E[idx[1]];
+    if (D > 2) H *= E[idx[2]];
+    return H;
+}
+
+/// phys::shakhov_equilibrium_H (equilibrium_parts_given_H) with D and b known at compile time:
+/// the same operations in the same order; without b, B = 0 and its terms are skipped.
+template <int D, bool HB>
+__device__ inline void shakhov_H_t(const phys::Prim& p, const double* q, const phys::GasParams& g,
+                                   const double (&u)[3], double H, double& hp, double& bp,
+                                   double& c2_out, double& Hp_out, double& B_out, double& Bp_out) {
+    double c2 = 0.0, cq = 0.0;
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        const double c = u[d] - p.U[d];
+        c2 += c * c;
+        cq += c * q[d];
+    }
+    const double lam = p.lambda;
+    const double k_int = g.N - 3;
+    const double pre = 4.0 * (1.0 - g.Pr) * lam * lam * cq / ((5.0 + k_int) * p.rho);
+    const double Hp = pre * (2.0 * lam * c2 - D - 2.0) * H;
+    double B = 0.0, Bp = 0.0;
+    if (HB) {
+        B = g.K / (2.0 * lam) * H;
+        Bp = pre * (2.0 * lam * c2 - D) * B;
+    }
+    hp = H + Hp;
+    bp = B + Bp;
+    c2_out = c2;
+    Hp_out = Hp;
+    B_out = B;
+    Bp_out = Bp;
+}
+
+/// Limiter factor psi of one velocity (section 4.3, as UgksSolver): the minimum over the cell's
+/// LSQ slots of the face limiter for the unlimited gradient g.
+__device__ inline double limiter_psi(const Ctx& C, index_t s0, index_t s1, double g0, double g1,
+                                     double g2, double fi, double vmax, double vmin, double scale,
+                                     double kd3) {
+    const double scale2 = scale * scale;
+    double psi = 1.0;
+    for (index_t kk = s0; kk < s1; ++kk) {
+        const double* dx = &C.slot_dx[3 * kk];
+        const double d2 = g0 * dx[0] + g1 * dx[1] + g2 * dx[2];
+        const double up = vmax - fi, dn = vmin - fi;
+        const double d1 = d2 > 0 ? up : dn;
+        double r;
+        if (C.limiter == 0) {
+            const double eps2 = kd3 * scale2 + 1e-300;
+            const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
+            const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
+            r = num / den;
+        } else {
+            r = d1 / (d2 == 0.0 ? 1.0 : d2);
+        }
+        r = d2 == 0.0 ? 1.0 : r;
+        r = r < 1.0 ? r : 1.0;
+        psi = r < psi ? r : psi;
+    }
+    return psi;
+}
+
+/// (K dh)^3 of the Venkatakrishnan limiter per owned cell (static: depends on the volume only).
+__global__ void k_kd3(Ctx C, double* kd3) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    const double dh = pow(C.vol[i], 1.0 / C.dim);
+    kd3[i] = pow(C.venk_K * dh, 3.0);
+}
+
+/// LSQ gradient + limiter of block m of h (and b), per (owned cell, velocity): neighbours from the
+/// per-slot list, h and b in one pass over them.
+template <bool HB>
 __global__ void k_grad_block(Ctx C, int m) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
     if (k >= C.no * B) return;
     const index_t i = k / B;
     const int v = static_cast<int>(k % B);
-    for (int which = 0; which < (C.store_b ? 2 : 1); ++which) {
-        const double* f = (which == 0 ? C.h : C.b) + static_cast<index_t>(m) * C.nc * B;
-        double* g = (which == 0 ? C.gh : C.gb) + 3 * B * i;
-        const double fi = f[B * i + v];
-        double g0 = 0.0, g1 = 0.0, g2 = 0.0;
-        double vmax = fi, vmin = fi, scale = fabs(fi);
-        index_t slot = C.lsq_off[i];
-        for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk, ++slot) {
-            const index_t fc = C.cf[kk];
-            const index_t j = C.owner[fc] == i ? C.neigh[fc] : C.owner[fc];
-            if (j < 0) continue;
-            const double fj = f[B * j + v];
-            const double d = fj - fi;
-            g0 += C.lsq[3 * slot] * d;
-            g1 += C.lsq[3 * slot + 1] * d;
-            g2 += C.lsq[3 * slot + 2] * d;
-            vmax = fmax(vmax, fj);
-            vmin = fmin(vmin, fj);
-            scale = fmax(scale, fabs(fj));
+    const double* fh = C.h + static_cast<index_t>(m) * C.nc * B;
+    const double* fb = HB ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
+    const index_t s0 = C.lsq_off[i], s1 = C.lsq_off[i + 1];
+    const double hi = fh[B * i + v];
+    const double bi = HB ? fb[B * i + v] : 0.0;
+    double gh0 = 0.0, gh1 = 0.0, gh2 = 0.0, gb0 = 0.0, gb1 = 0.0, gb2 = 0.0;
+    double hmax = hi, hmin = hi, hsc = fabs(hi), bmax = bi, bmin = bi, bsc = fabs(bi);
+    for (index_t slot = s0; slot < s1; ++slot) {
+        const index_t j = C.nbr[slot];
+        if (j < 0) continue;
+        const double l0 = C.lsq[3 * slot], l1 = C.lsq[3 * slot + 1], l2 = C.lsq[3 * slot + 2];
+        const double hj = fh[B * j + v];
+        const double d = hj - hi;
+        gh0 += l0 * d;
+        gh1 += l1 * d;
+        gh2 += l2 * d;
+        hmax = fmax(hmax, hj);
+        hmin = fmin(hmin, hj);
+        hsc = fmax(hsc, fabs(hj));
+        if (HB) {
+            const double bj = fb[B * j + v];
+            const double db = bj - bi;
+            gb0 += l0 * db;
+            gb1 += l1 * db;
+            gb2 += l2 * db;
+            bmax = fmax(bmax, bj);
+            bmin = fmin(bmin, bj);
+            bsc = fmax(bsc, fabs(bj));
         }
-        if (C.limiter != 2) {
-            const double scale2 = scale * scale;
-            const double dh = pow(C.vol[i], 1.0 / C.dim);
-            const double kd3 = pow(C.venk_K * dh, 3.0);
-            double psi = 1.0;
-            for (index_t kk = C.lsq_off[i]; kk < C.lsq_off[i + 1]; ++kk) {
-                const double* dx = &C.slot_dx[3 * kk];
-                const double d2 = g0 * dx[0] + g1 * dx[1] + g2 * dx[2];
-                const double up = vmax - fi, dn = vmin - fi;
-                const double d1 = d2 > 0 ? up : dn;
-                double r;
-                if (C.limiter == 0) {
-                    const double eps2 = kd3 * scale2 + 1e-300;
-                    const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
-                    const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
-                    r = num / den;
-                } else {
-                    r = d1 / (d2 == 0.0 ? 1.0 : d2);
-                }
-                r = d2 == 0.0 ? 1.0 : r;
-                r = r < 1.0 ? r : 1.0;
-                psi = r < psi ? r : psi;
-            }
-            g0 *= psi;
-            g1 *= psi;
-            g2 *= psi;
+    }
+    if (C.limiter != 2) {
+        const double kd3 = C.kd3[i];
+        const double ph = limiter_psi(C, s0, s1, gh0, gh1, gh2, hi, hmax, hmin, hsc, kd3);
+        gh0 *= ph;
+        gh1 *= ph;
+        gh2 *= ph;
+        if (HB) {
+            const double pb = limiter_psi(C, s0, s1, gb0, gb1, gb2, bi, bmax, bmin, bsc, kd3);
+            gb0 *= pb;
+            gb1 *= pb;
+            gb2 *= pb;
         }
-        g[v] = g0;
-        g[B + v] = g1;
-        g[2 * B + v] = g2;
+    }
+    double* g = C.gh + 3 * B * i;
+    g[v] = gh0;
+    g[B + v] = gh1;
+    g[2 * B + v] = gh2;
+    if (HB) {
+        double* gb = C.gb + 3 * B * i;
+        gb[v] = gb0;
+        gb[B + v] = gb1;
+        gb[2 * B + v] = gb2;
     }
 }
 
 /// Face fluxes of block m: one thread group per face, one thread per velocity (strided when B
-/// exceeds the group); the block's free-transport moments reduced in the group (fixed order) and
-/// added once to the face accumulator.
-__global__ void k_flux(Ctx C, int m, double dt) {
-    extern __shared__ double sh[];  // 5 * blockDim.x
+/// exceeds the group); the block's free-transport moments reduced in the group (fixed order: warp
+/// shuffle tree, then the warps in order) and added once to the face accumulator. D (velocity
+/// dimension) and HB (b stored) are compile-time: phys::micro_flux_H's operations without the
+/// terms that are identically zero.
+template <int D, bool HB>
+__global__ void __launch_bounds__(kMaxGroup) k_flux(Ctx C, int m, double dt) {
+    __shared__ double s_part[5 * (kMaxGroup / 32)];
     __shared__ double s_fc[sizeof(phys::FaceCoeffs) / sizeof(double)];
     const index_t f = blockIdx.x;
     const int B = C.B;
     const int kind = C.kind[f];
     constexpr int kFcWords = sizeof(phys::FaceCoeffs) / sizeof(double);
-    if (kind != kDiffuseWall && kind != kSymmetry) {
+    const bool kinetic_bc = kind == kDiffuseWall || kind == kSymmetry;
+    if (!kinetic_bc) {
         const double* src = reinterpret_cast<const double*>(&C.fc[f]);
         for (int t = threadIdx.x; t < kFcWords; t += blockDim.x) s_fc[t] = src[t];
     }
     __syncthreads();
     const phys::FaceCoeffs& fc = *reinterpret_cast<const phys::FaceCoeffs*>(s_fc);
     const index_t L = C.owner[f], R = C.neigh[f];
-    const double n[3] = {C.normal[3 * f], C.normal[3 * f + 1], C.normal[3 * f + 2]};
-    const bool has_b = C.store_b;
+    const double n0 = C.normal[3 * f], n1 = C.normal[3 * f + 1], n2 = C.normal[3 * f + 2];
     const bool second = C.order >= 2;
     const index_t s0 = static_cast<index_t>(m) * B;
     const double* h = C.h + static_cast<index_t>(m) * C.nc * B;
-    const double* b = has_b ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
+    const double* b = HB ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
     double acc[5] = {0, 0, 0, 0, 0};
-    const double zero3[3] = {0, 0, 0};
-    if (kind == kDiffuseWall || kind == kSymmetry) {
+    if (kinetic_bc) {
         const bool wall = kind == kDiffuseWall;
         const BcDev& bc = C.bcs[C.bc[f]];
         const double lw = wall ? 1.0 / bc.T : 1.0;
@@ -413,12 +544,15 @@ __global__ void k_flux(Ctx C, int m, double dt) {
         const index_t row = wall ? -1 : C.sym_index[f];
         for (int v = threadIdx.x; v < B; v += blockDim.x) {
             const index_t s = s0 + v;
-            const double* u = &C.u[3 * s];
-            const double un = dot3(u, n);
+            double u[3];
+            load_u<D>(C, s, u);
+            double un = u[0] * n0;
+            if (D > 1) un += u[1] * n1;
+            if (D > 2) un += u[2] * n2;
             double hf, bf = 0.0;
             if (un > 0) {
                 hf = h[B * L + v];
-                if (has_b) bf = b[B * L + v];
+                if (HB) bf = b[B * L + v];
             } else if (wall) {
                 double c2 = 0.0;
                 for (int d = 0; d < 3; ++d) c2 += (u[d] - bc.U[d]) * (u[d] - bc.U[d]);
@@ -427,81 +561,121 @@ __global__ void k_flux(Ctx C, int m, double dt) {
             } else {
                 const index_t sm = C.mirror[bc.axis * C.ns + s];
                 hf = sm >= 0 ? C.sym_h[row * C.ns + sm] : 0.0;
-                if (has_b) bf = sm >= 0 ? C.sym_b[row * C.ns + sm] : 0.0;
+                if (HB) bf = sm >= 0 ? C.sym_b[row * C.ns + sm] : 0.0;
             }
             const double ph = dt * un * hf, pb = dt * un * bf;
             C.phi_h[f * B + v] = ph;
-            if (has_b) C.phi_b[f * B + v] = pb;
+            if (HB) C.phi_b[f * B + v] = pb;
             const double w = C.w[s];
+            const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
             acc[0] += w * ph;
             acc[1] += w * u[0] * ph;
             acc[2] += w * u[1] * ph;
             acc[3] += w * u[2] * ph;
-            acc[4] += w * 0.5 * (dot3(u, u) * ph + pb);
+            acc[4] += w * 0.5 * (u2 * ph + pb);
         }
     } else {
-        const double norm0 = phys::detail::gauss_norm(fc.p0.lambda, C.gas.D);
+        const phys::Prim& p0 = fc.p0;
+        const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
         const double* fE = C.tensor ? &C.faceE[f * C.ntab] : nullptr;
         const bool ghost_maxwellian = kind == kGhostMaxwellian;
-        phys::Prim pg;
-        if (ghost_maxwellian) {
-            const BcDev& bc = C.bcs[C.bc[f]];
-            pg.rho = bc.rho;
-            for (int d = 0; d < 3; ++d) pg.U[d] = bc.U[d];
-            pg.lambda = 1.0 / bc.T;
-        }
+        const double lam = p0.lambda;
+        const double xi4 = HB ? C.gas.K * (C.gas.K + 2.0) / (4.0 * lam * lam) : 0.0;
+        const phys::TimeCoeffs tc = fc.tc;
+        const double* dxL = &C.dxL[3 * f];
+        const double* dxR = &C.dxR[3 * f];
         for (int v = threadIdx.x; v < B; v += blockDim.x) {
             const index_t s = s0 + v;
-            const double* u = &C.u[3 * s];
-            const double un = dot3(u, n);
-            double hf, bf = 0.0;
+            double u[3];
+            load_u<D>(C, s, u);
+            double un = u[0] * n0;
+            if (D > 1) un += u[1] * n1;
+            if (D > 2) un += u[2] * n2;
+            double hf = 0.0, bf = 0.0;
             double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
-            index_t c = -1;
-            if (un > 0)
-                c = L;
-            else if (R >= 0)
-                c = R;
+            const index_t c = un > 0 ? L : (R >= 0 ? R : -1);
             if (c >= 0) {
-                const double* dxc = c == L ? &C.dxL[3 * f] : &C.dxR[3 * f];
+                const double* dxc = c == L ? dxL : dxR;
                 hf = h[B * c + v];
-                if (has_b) bf = b[B * c + v];
+                if (HB) bf = b[B * c + v];
                 if (second) {
+#pragma unroll
                     for (int d = 0; d < 3; ++d) {
                         ghf[d] = C.gh[3 * B * c + d * B + v];
-                        if (has_b) gbf[d] = C.gb[3 * B * c + d * B + v];
+                        if (HB) gbf[d] = C.gb[3 * B * c + d * B + v];
                         hf += ghf[d] * dxc[d];
-                        if (has_b) bf += gbf[d] * dxc[d];
+                        if (HB) bf += gbf[d] * dxc[d];
                     }
                 }
             } else if (ghost_maxwellian) {
+                const BcDev& bc = C.bcs[C.bc[f]];
+                phys::Prim pg;
+                pg.rho = bc.rho;
+                for (int d = 0; d < 3; ++d) pg.U[d] = bc.U[d];
+                pg.lambda = 1.0 / bc.T;
                 double H, Bm;
                 phys::maxwellian(pg, C.gas, u, H, Bm);
                 hf = H;
                 bf = Bm;
             } else {
                 hf = h[B * L + v];
-                if (has_b) bf = b[B * L + v];
+                if (HB) bf = b[B * L + v];
             }
-            double ph, pb, fmh, fmb;
-            const double H0 = maxwellian_at(C, fc.p0, norm0, fE, s);
-            phys::micro_flux_H(fc, C.gas, u, un, H0, hf, bf, ghf, has_b ? gbf : zero3, ph, pb, fmh,
-                               fmb);
+            // phys::micro_flux_H
+            const double H0 = maxwellian_at_t<D>(C, p0, norm0, fE, s, u);
+            double hplus, bplus, c2, Hp, B0, Bp;
+            shakhov_H_t<D, HB>(p0, fc.qf, C.gas, u, H0, hplus, bplus, c2, Hp, B0, Bp);
+            double u2 = 0.0;
+#pragma unroll
+            for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
+            const phys::Slope* a = un > 0.0 ? fc.aL : fc.aR;
+            double sh = 0.0, sb = 0.0;
+#pragma unroll
+            for (int j = 0; j < D; ++j) {
+                double poly = a[j].a0 + 0.5 * a[j].aE * u2;
+#pragma unroll
+                for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
+                if (HB) {
+                    sh += u[j] * (poly * H0 + 0.5 * a[j].aE * B0);
+                    sb += u[j] * (poly * B0 + 0.5 * a[j].aE * xi4 * H0);
+                } else {
+                    sh += u[j] * (poly * H0);
+                }
+            }
+            const phys::Slope& A = fc.A;
+            double polyA = A.a0 + 0.5 * A.aE * u2;
+#pragma unroll
+            for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];
+            const double ah = HB ? polyA * H0 + 0.5 * A.aE * B0 : polyA * H0;
+            double ugh = u[0] * ghf[0], ugb = u[0] * gbf[0];
+            if (D > 1) ugh += u[1] * ghf[1], ugb += u[1] * gbf[1];
+            if (D > 2) ugh += u[2] * ghf[2], ugb += u[2] * gbf[2];
+            const double fmh = un * (tc.q4 * hf - tc.q5 * ugh);
+            const double ph = un * (tc.q1 * (H0 + Hp) + tc.q2 * sh + tc.q3 * ah) + fmh;
             C.phi_h[f * B + v] = ph;
-            if (has_b) C.phi_b[f * B + v] = pb;
+            double fmb = 0.0;
+            if (HB) {
+                const double ab = polyA * B0 + 0.5 * A.aE * xi4 * H0;
+                fmb = un * (tc.q4 * bf - tc.q5 * ugb);
+                C.phi_b[f * B + v] = un * (tc.q1 * (B0 + Bp) + tc.q2 * sb + tc.q3 * ab) + fmb;
+            }
             const double w = C.w[s];
             acc[0] += w * fmh;
             acc[1] += w * u[0] * fmh;
-            acc[2] += w * u[1] * fmh;
-            acc[3] += w * u[2] * fmh;
-            acc[4] += w * 0.5 * (dot3(u, u) * fmh + (has_b ? fmb : 0.0));
+            if (D > 1) acc[2] += w * u[1] * fmh;
+            if (D > 2) acc[3] += w * u[2] * fmh;
+            acc[4] += HB ? w * 0.5 * (u2 * fmh + fmb) : w * 0.5 * (u2 * fmh);
         }
     }
-    group_reduce<5>(sh, acc);
+    double tot[5];
+    warp_group_reduce<5>(acc, s_part, tot);
     if (threadIdx.x == 0)
-        for (int e = 0; e < 5; ++e) C.Facc[5 * f + e] += sh[e * blockDim.x];
+        for (int e = 0; e < 5; ++e) C.Facc[5 * f + e] += tot[e];
 }
 
-/// Stage 1 (section 6.3) of block m, in place, per (owned cell, velocity).
+/// Stage 1 (section 6.3) of block m, in place, per (owned cell, velocity); signed face areas from
+/// the per-cell-face list.
+template <int D, bool HB>
 __global__ void k_stage1(Ctx C, int m, double dt) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
@@ -511,23 +685,25 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
     double rh = 0.0, rb = 0.0;
     for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
         const index_t f = C.cf[kk];
-        const double sS = (C.owner[f] == i ? 1.0 : -1.0) * C.area[f];
+        const double sS = C.cf_sarea[kk];
         rh += sS * C.phi_h[f * B + v];
-        if (C.store_b) rb += sS * C.phi_b[f * B + v];
+        if (HB) rb += sS * C.phi_b[f * B + v];
     }
     const double invV = 1.0 / C.vol[i];
     const double c = 0.5 * dt / C.tau[i];
     const phys::Prim& p = C.prim[i];
-    const double norm = phys::detail::gauss_norm(p.lambda, C.gas.D);
+    const double norm = phys::detail::gauss_norm(p.lambda, D);
     const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
     const index_t s = static_cast<index_t>(m) * B + v;
-    double hp, bp;
-    const double H = maxwellian_at(C, p, norm, E, s);
-    phys::shakhov_equilibrium_H(p, &C.q[3 * i], C.gas, &C.u[3 * s], H, hp, bp);
+    double u[3];
+    load_u<D>(C, s, u);
+    double hp, bp, c2, Hp, Bq, Bp;
+    const double H = maxwellian_at_t<D>(C, p, norm, E, s, u);
+    shakhov_H_t<D, HB>(p, &C.q[3 * i], C.gas, u, H, hp, bp, c2, Hp, Bq, Bp);
     const index_t idx = (static_cast<index_t>(m) * C.nc + i) * B + v;
-    double hv = C.h[idx];
+    const double hv = C.h[idx];
     C.h[idx] = hv - invV * rh + c * (hp - hv);
-    if (C.store_b) {
+    if (HB) {
         const double bv = C.b[idx];
         C.b[idx] = bv - invV * rb + c * (bp - bv);
     }
@@ -565,32 +741,41 @@ __global__ void k_macro(Ctx C, double dt, double* parts, double* bad) {
 }
 
 /// Stage 2 (dt > 0) and the 17 raw moments, one thread group per owned cell over every local
-/// block (fixed order: per thread in slot order, then the group tree).
-__global__ void k_stage2(Ctx C, double dt) {
-    extern __shared__ double sh[];  // 17 * blockDim.x
+/// block (fixed order: per thread in slot order, then the warp shuffle tree and the warps in
+/// order). Without b (HB false) the four b moments are zero and not accumulated.
+template <bool HB>
+__global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
+    constexpr int NM = HB ? 17 : 13;
+    __shared__ double s_part[NM * (kMaxGroup / 32)];
     const index_t i = blockIdx.x;
     const int B = C.B;
     const double c = dt > 0 ? 0.5 * dt / C.tau[i] : 0.0;
     const phys::Prim& p = C.prim[i];
     const double norm = phys::detail::gauss_norm(p.lambda, C.gas.D);
     const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
-    double M[17];
-    for (int k = 0; k < 17; ++k) M[k] = 0.0;
+    double M[NM];
+#pragma unroll
+    for (int k = 0; k < NM; ++k) M[k] = 0.0;
     for (int m = 0; m < C.nblk; ++m) {
         double* h = C.h + (static_cast<index_t>(m) * C.nc + i) * B;
-        double* b = C.store_b ? C.b + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
+        double* b = HB ? C.b + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
         for (int v = threadIdx.x; v < B; v += blockDim.x) {
             const index_t s = static_cast<index_t>(m) * B + v;
             const double* u = &C.u[3 * s];
+            double hv = h[v], bv = HB ? b[v] : 0.0;
             if (dt > 0) {
                 double hp, bp;
                 const double H = maxwellian_at(C, p, norm, E, s);
                 phys::shakhov_equilibrium_H(p, &C.q[3 * i], C.gas, u, H, hp, bp);
-                h[v] = (h[v] + c * hp) / (1.0 + c);
-                if (b) b[v] = (b[v] + c * bp) / (1.0 + c);
+                hv = (hv + c * hp) / (1.0 + c);
+                h[v] = hv;
+                if (HB) {
+                    bv = (bv + c * bp) / (1.0 + c);
+                    b[v] = bv;
+                }
             }
             const double w = C.w[s];
-            const double wh = w * h[v], wb = b ? w * b[v] : 0.0;
+            const double wh = w * hv;
             const double u2 = dot3(u, u);
             M[0] += wh;
             M[1] += wh * u[0];
@@ -605,14 +790,19 @@ __global__ void k_stage2(Ctx C, double dt) {
             M[10] += wh * u[0] * u2;
             M[11] += wh * u[1] * u2;
             M[12] += wh * u[2] * u2;
-            M[13] += wb;
-            M[14] += wb * u[0];
-            M[15] += wb * u[1];
-            M[16] += wb * u[2];
+            if (HB) {
+                const double wb = w * bv;
+                M[13 % NM] += wb;
+                M[14 % NM] += wb * u[0];
+                M[15 % NM] += wb * u[1];
+                M[16 % NM] += wb * u[2];
+            }
         }
     }
-    group_reduce<17>(sh, M);
-    if (threadIdx.x < 17) C.mom[17 * i + threadIdx.x] = sh[threadIdx.x * blockDim.x];
+    double tot[NM];
+    warp_group_reduce<NM>(M, s_part, tot);
+    if (threadIdx.x == 0)
+        for (int k = 0; k < 17; ++k) C.mom[17 * i + k] = k < NM ? tot[k % NM] : 0.0;
 }
 
 /// q^{n+1} and the stress from the reduced raw moments, per owned cell.
@@ -704,6 +894,106 @@ int limiter_code(const std::string& s) {
 
 }  // namespace
 
+// ---- timers
+// --------------------------------------------------------------------------------------
+
+/// Device time per category from CUDA events recorded around each launch and copy. flush() (after
+/// the step's work has finished) adds the elapsed times to the process timers as "gpu:<name>"
+/// (summary.json wall_time_s). Off with UGKS_GPU_TIMERS=0 in the environment.
+class EventTimers {
+public:
+    EventTimers() {
+        const char* env = std::getenv("UGKS_GPU_TIMERS");
+        m_on = !(env && std::strcmp(env, "0") == 0);
+    }
+    ~EventTimers() {
+        for (cudaEvent_t e : m_pool) cudaEventDestroy(e);
+    }
+    EventTimers(const EventTimers&) = delete;
+    EventTimers& operator=(const EventTimers&) = delete;
+
+    /// Record a start event on st; returns its slot (-1 when off).
+    int begin(cudaStream_t st) {
+        if (!m_on) return -1;
+        const int k = next();
+        UGKS_CUDA_CHECK(cudaEventRecord(m_pool[k], st));
+        return k;
+    }
+    /// Record the matching stop event on st under category name (a string literal).
+    void end(int k, const char* name, cudaStream_t st) {
+        if (k < 0) return;
+        const int e = next();
+        UGKS_CUDA_CHECK(cudaEventRecord(m_pool[e], st));
+        m_recs.push_back({name, k, e});
+    }
+    /// Add the recorded intervals to timers() (waits for the last stop events) and reset.
+    void flush() {
+        for (const Rec& r : m_recs) {
+            UGKS_CUDA_CHECK(cudaEventSynchronize(m_pool[r.stop]));
+            float ms = 0.0f;
+            UGKS_CUDA_CHECK(cudaEventElapsedTime(&ms, m_pool[r.start], m_pool[r.stop]));
+            m_acc[r.name] += 1e-3 * ms;
+        }
+        for (const auto& [name, sec] : m_acc) timers().add(std::string("gpu:") + name, sec);
+        m_acc.clear();
+        m_recs.clear();
+        m_used = 0;
+    }
+
+private:
+    struct Rec {
+        const char* name;
+        int start, stop;
+    };
+    int next() {
+        if (m_used == m_pool.size()) {
+            cudaEvent_t e;
+            UGKS_CUDA_CHECK(cudaEventCreate(&e));
+            m_pool.push_back(e);
+        }
+        return static_cast<int>(m_used++);
+    }
+    bool m_on = true;
+    std::vector<cudaEvent_t> m_pool;
+    std::size_t m_used = 0;
+    std::vector<Rec> m_recs;
+    std::map<const char*, double> m_acc;
+};
+
+/// NVTX range for the Nsight timeline (scope-bound).
+struct NvtxRange {
+    explicit NvtxRange(const char* name) { nvtxRangePushA(name); }
+    ~NvtxRange() { nvtxRangePop(); }
+    NvtxRange(const NvtxRange&) = delete;
+    NvtxRange& operator=(const NvtxRange&) = delete;
+};
+
+/// Launch on stream with the launch checked and its device time recorded under name.
+#define UGKS_TIMED_LAUNCH(impl, name, stream, ...)   \
+    do {                                             \
+        const int ugks_t_ = (impl).et.begin(stream); \
+        __VA_ARGS__;                                 \
+        (impl).launched(name);                       \
+        (impl).et.end(ugks_t_, name, stream);        \
+    } while (0)
+
+/// Calls f(integral_constant<int, D>, bool_constant<store_b>) for the velocity dimension D and
+/// whether b is stored: the kernels specialised on both.
+template <class F>
+void dispatch(int D, bool store_b, F&& f) {
+    using I1 = std::integral_constant<int, 1>;
+    using I2 = std::integral_constant<int, 2>;
+    using I3 = std::integral_constant<int, 3>;
+    if (D == 3 && !store_b)
+        f(I3{}, std::false_type{});
+    else if (D == 3)
+        f(I3{}, std::true_type{});
+    else if (D == 2)
+        f(I2{}, std::true_type{});
+    else
+        f(I1{}, std::true_type{});
+}
+
 // ---- implementation object -------------------------------------------------------------------
 
 /// Halo exchange of device cell arrays staged through pinned host buffers: the owned rows to send
@@ -761,8 +1051,11 @@ public:
         std::swap(m_nrecv, o.m_nrecv);
         std::swap(m_max_width, o.m_max_width);
         std::swap(m_active, o.m_active);
+        std::swap(m_et, o.m_et);
         return *this;
     }
+    /// Device timers of the pack, copies and unpack (null: untimed).
+    void set_timers(EventTimers* et) { m_et = et; }
 
     bool active() const { return m_active; }
     std::size_t working_bytes() const {
@@ -776,11 +1069,15 @@ public:
         UGKS_REQUIRE(w <= m_max_width, "halo row width " << w << " > " << m_max_width);
         m_width = w;
         if (m_nsend > 0) {
+            const int t0 = m_et ? m_et->begin(st) : -1;
             k_pack<<<grid_for(m_nsend * w), kThreads, 0, st>>>(a, b, wa, m_send_cells.data(),
                                                                m_nsend, m_dsend.data());
             check_launch("k_pack", last);
+            if (m_et) m_et->end(t0, "k_pack", st);
+            const int t1 = m_et ? m_et->begin(st) : -1;
             UGKS_CUDA_CHECK(cudaMemcpyAsync(m_host, m_dsend.data(), sizeof(double) * m_nsend * w,
                                             cudaMemcpyDeviceToHost, st));
+            if (m_et) m_et->end(t1, "d2h", st);
         }
         UGKS_CUDA_CHECK(cudaEventRecord(m_packed, st));
     }
@@ -790,6 +1087,7 @@ public:
         if (!m_active) return;
         const int w = m_width;
         {
+            ScopedTimer t("halo_pack_wait");
             const cudaError_t e = cudaEventSynchronize(m_packed);
             if (e != cudaSuccess) fault(e, "halo pack", last);
         }
@@ -799,12 +1097,16 @@ public:
             m_halo.end(m_host);
         }
         if (m_nrecv > 0) {
+            const int t0 = m_et ? m_et->begin(st) : -1;
             UGKS_CUDA_CHECK(cudaMemcpyAsync(m_drecv.data(), m_host + m_nsend * w,
                                             sizeof(double) * m_nrecv * w, cudaMemcpyHostToDevice,
                                             st));
+            if (m_et) m_et->end(t0, "h2d", st);
+            const int t1 = m_et ? m_et->begin(st) : -1;
             k_unpack<<<grid_for(m_nrecv * w), kThreads, 0, st>>>(a, b, wa, m_recv_cells.data(),
                                                                  m_nrecv, m_drecv.data());
             check_launch("k_unpack", last);
+            if (m_et) m_et->end(t1, "k_unpack", st);
         }
     }
     void exchange(cudaStream_t st, double* a, double* b, int wa, std::string& last) {
@@ -836,6 +1138,7 @@ private:
     index_t m_nsend = 0, m_nrecv = 0;
     int m_max_width = 0, m_width = 0;
     bool m_active = false;
+    EventTimers* m_et = nullptr;
 };
 
 struct UgksSolverDevice::Impl {
@@ -851,7 +1154,8 @@ struct UgksSolverDevice::Impl {
     std::string last_kernel = "(none)";
 
     // device arrays (persistent)
-    DeviceArray<index_t> d_owner, d_neigh, d_cf_off, d_cf, d_lsq_off, d_sym_index, d_mirror;
+    DeviceArray<index_t> d_owner, d_neigh, d_cf_off, d_cf, d_lsq_off, d_sym_index, d_mirror, d_nbr;
+    DeviceArray<double> d_cf_sarea, d_kd3;
     DeviceArray<double> d_normal, d_area, d_fcent, d_ccent, d_vol, d_lsq, d_slot_dx, d_dxL, d_dxR;
     DeviceArray<int> d_kind, d_bc, d_slot_idx;
     DeviceArray<double> d_u, d_w, d_axis_x;
@@ -866,6 +1170,7 @@ struct UgksSolverDevice::Impl {
     DeviceArray<double> d_gh, d_gb, d_phi_h, d_phi_b;
 
     DeviceHalo halo_f, halo_g;
+    EventTimers et;
     cudaStream_t compute = nullptr, comm = nullptr;
     cudaEvent_t ev_state = nullptr, ev_f = nullptr, ev_g = nullptr, ev_gh = nullptr;
 
@@ -913,6 +1218,7 @@ struct UgksSolverDevice::Impl {
 
     void launched(const char* name) { DeviceHalo::check_launch(name, last_kernel); }
     void sync(cudaStream_t st, const char* what) {
+        ScopedTimer t("device_wait");
         const cudaError_t e = cudaStreamSynchronize(st);
         if (e != cudaSuccess) DeviceHalo::fault(e, what, last_kernel);
     }
@@ -955,6 +1261,25 @@ void UgksSolverDevice::Impl::setup_all() {
     d_ccent = upload("mesh:cell_centroid", flat(mesh.cell_centroid));
     d_vol = upload("mesh:cell_volume", mesh.cell_volume);
     d_lsq_off = upload("static:lsq_off", S.lsq_off);
+    {
+        // per LSQ slot the neighbour cell, per cell-face entry the signed area (owned cells)
+        std::vector<index_t> nbr(S.lsq_off.empty() ? 1 : std::max<index_t>(1, S.lsq_off.back()),
+                                 -1);
+        std::vector<double> sarea(std::max<std::size_t>(1, mesh.cell_faces.size()), 0.0);
+        for (index_t i = 0; i < no; ++i) {
+            index_t slot = S.lsq_off[i];
+            for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1];
+                 ++k, ++slot) {
+                const index_t f = mesh.cell_faces[k];
+                const bool own = mesh.face_owner[f] == i;
+                nbr[slot] = own ? mesh.face_neighbour[f] : mesh.face_owner[f];
+                sarea[k] = (own ? 1.0 : -1.0) * mesh.face_area[f];
+            }
+        }
+        d_nbr = upload("static:lsq_neighbour", nbr);
+        d_cf_sarea = upload("static:cell_face_signed_area", sarea);
+        d_kd3 = alloc<double>("static:limiter_kd3", std::max<index_t>(1, no));
+    }
     d_lsq = upload("static:lsq", S.lsq);
     d_slot_dx = upload("static:slot_dx", S.slot_dx);
     d_dxL = upload("static:face_dxL", S.face_dxL);
@@ -1045,6 +1370,8 @@ void UgksSolverDevice::Impl::setup_all() {
     halo_f = DeviceHalo(layout.comm_x, local.halo, fb * B, "halo_f");
     halo_g = DeviceHalo(layout.comm_x, local.halo, std::max(15, 3 * fb * B), "halo_g");
     bytes_work = memory_tally().current - tally1;
+    halo_f.set_timers(&et);
+    halo_g.set_timers(&et);
 
     group = group_size(B);
     Ctx& c = C;
@@ -1073,6 +1400,9 @@ void UgksSolverDevice::Impl::setup_all() {
     c.ccent = d_ccent.data();
     c.vol = d_vol.data();
     c.lsq_off = d_lsq_off.data();
+    c.nbr = d_nbr.data();
+    c.cf_sarea = d_cf_sarea.data();
+    c.kd3 = d_kd3.data();
     c.lsq = d_lsq.data();
     c.slot_dx = d_slot_dx.data();
     c.dxL = d_dxL.data();
@@ -1106,6 +1436,10 @@ void UgksSolverDevice::Impl::setup_all() {
     c.phi_h = d_phi_h.data();
     c.phi_b = d_phi_b.data();
     c.mom = d_mom.data();
+    if (no > 0) {
+        k_kd3<<<grid_for(no), kThreads, 0, compute>>>(C, d_kd3.data());
+        launched("k_kd3");
+    }
     UGKS_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -1117,38 +1451,47 @@ void UgksSolverDevice::Impl::allreduce_v(DeviceArray<double>& a, index_t n) {
     if (layout.P_v <= 1 || n == 0) return;
     std::vector<double> host(static_cast<std::size_t>(n));
     sync(compute, "before a velocity reduction");
-    UGKS_CUDA_CHECK(cudaMemcpy(host.data(), a.data(), sizeof(double) * n, cudaMemcpyDeviceToHost));
+    {
+        ScopedTimer t("d2h_reduction");
+        UGKS_CUDA_CHECK(
+            cudaMemcpy(host.data(), a.data(), sizeof(double) * n, cudaMemcpyDeviceToHost));
+    }
     {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, host.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM,
                       layout.comm_v);
     }
+    ScopedTimer t("h2d_reduction");
     UGKS_CUDA_CHECK(cudaMemcpy(a.data(), host.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
 }
 
 void UgksSolverDevice::Impl::compute_prims() {
-    k_prims<<<grid_for(S.nc), kThreads, 0, compute>>>(C);
-    launched("k_prims");
+    UGKS_TIMED_LAUNCH((*this), "k_prims", compute,
+                      k_prims<<<grid_for(S.nc), kThreads, 0, compute>>>(C));
     if (S.tensor && S.no > 0) {
-        k_cell_tables<<<grid_for(S.no * S.ntab), kThreads, 0, compute>>>(C);
-        launched("k_cell_tables");
+        UGKS_TIMED_LAUNCH((*this), "k_cell_tables", compute,
+                          k_cell_tables<<<grid_for(S.no * S.ntab), kThreads, 0, compute>>>(C));
     }
 }
 
 double UgksSolverDevice::Impl::compute_dt() {
     double ratio = HUGE_VAL;
     if (S.no > 0) {
-        k_dt_ratio<<<grid_for(S.no), kThreads, 0, compute>>>(C, S.umax_axis[0], S.umax_axis[1],
-                                                             S.umax_axis[2], d_bad.data());
-        launched("k_dt_ratio");
-        k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data());
-        launched("k_reduce_cols");
+        UGKS_TIMED_LAUNCH((*this), "k_dt_ratio", compute,
+                          k_dt_ratio<<<grid_for(S.no), kThreads, 0, compute>>>(
+                              C, S.umax_axis[0], S.umax_axis[1], S.umax_axis[2], d_bad.data()));
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_reduce_cols", compute,
+            k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data()));
         UGKS_CUDA_CHECK(
             cudaMemcpyAsync(&ratio, d_red.data(), sizeof(double), cudaMemcpyDeviceToHost, compute));
         sync(compute, "time step");
     }
     double dt = setup.numerics.cfl * ratio;
-    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MIN, layout.world);
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MIN, layout.world);
+    }
     if (setup.time.end_time > 0) dt = std::min(dt, setup.time.end_time - time);
     return dt;
 }
@@ -1157,30 +1500,31 @@ void UgksSolverDevice::Impl::gradients_W() {
     UGKS_CUDA_CHECK(cudaMemsetAsync(d_gradW.data(), 0, sizeof(double) * 15 * S.nc, compute));
     if (setup.numerics.order < 2) return;
     if (S.no > 0) {
-        k_grad_W<<<grid_for(S.no), kThreads, 0, compute>>>(C);
-        launched("k_grad_W");
+        UGKS_TIMED_LAUNCH((*this), "k_grad_W", compute,
+                          k_grad_W<<<grid_for(S.no), kThreads, 0, compute>>>(C));
     }
     macro_halo(d_gradW.data(), 15);
 }
 
 void UgksSolverDevice::Impl::face_precompute(double dt) {
     if (S.nf == 0) return;
-    k_face_pre<<<grid_for(S.nf, 128), 128, 0, compute>>>(C, dt);
-    launched("k_face_pre");
+    UGKS_TIMED_LAUNCH((*this), "k_face_pre", compute,
+                      k_face_pre<<<grid_for(S.nf, 128), 128, 0, compute>>>(C, dt));
 }
 
 void UgksSolverDevice::Impl::wall_densities() {
     const index_t nw = static_cast<index_t>(wall.size());
     if (S.nsym > 0 && S.ns > 0) {
-        k_sym_copy<<<grid_for(S.nsym * S.ns), kThreads, 0, compute>>>(C, d_sym_faces.data(),
-                                                                      S.nsym);
-        launched("k_sym_copy");
+        UGKS_TIMED_LAUNCH((*this), "k_sym_copy", compute,
+                          k_sym_copy<<<grid_for(S.nsym * S.ns), kThreads, 0, compute>>>(
+                              C, d_sym_faces.data(), S.nsym));
     }
     std::vector<double> sums(2 * nw, 0.0);
     if (nw > 0) {
-        k_wall_sums<<<static_cast<unsigned>(nw), group, 2 * group * sizeof(double), compute>>>(
-            C, d_wall_faces.data(), nw, d_wall_vals.data());
-        launched("k_wall_sums");
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_wall_sums", compute,
+            k_wall_sums<<<static_cast<unsigned>(nw), group, 2 * group * sizeof(double), compute>>>(
+                C, d_wall_faces.data(), nw, d_wall_vals.data()));
         UGKS_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d_wall_vals.data(), sizeof(double) * 2 * nw,
                                         cudaMemcpyDeviceToHost, compute));
         sync(compute, "wall sums");
@@ -1195,9 +1539,9 @@ void UgksSolverDevice::Impl::wall_densities() {
         if (sums[2 * iw + 1] > 0) rho_wall_w[iw] = sums[2 * iw] / sums[2 * iw + 1];
     UGKS_CUDA_CHECK(cudaMemcpyAsync(d_wall_vals.data(), rho_wall_w.data(), sizeof(double) * nw,
                                     cudaMemcpyHostToDevice, compute));
-    k_scatter<<<grid_for(nw), kThreads, 0, compute>>>(d_wall_faces.data(), d_wall_vals.data(), nw,
-                                                      d_rho_wall.data());
-    launched("k_scatter");
+    UGKS_TIMED_LAUNCH((*this), "k_scatter", compute,
+                      k_scatter<<<grid_for(nw), kThreads, 0, compute>>>(
+                          d_wall_faces.data(), d_wall_vals.data(), nw, d_rho_wall.data()));
     sync(compute, "wall densities");  // rho_wall_w is pageable host memory read by the copy
 }
 
@@ -1223,6 +1567,7 @@ void UgksSolverDevice::Impl::sweep(double dt) {
         halo_f.start(comm, hm, bm, B, last_kernel);
     }
     for (int m = 0; m < S.nblk; ++m) {
+        NvtxRange block_range("velocity block");
         double *hm, *bm;
         hb(m, hm, bm);
         if (halo) {
@@ -1233,8 +1578,12 @@ void UgksSolverDevice::Impl::sweep(double dt) {
             UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_f, 0));
         }
         if (second && S.no > 0) {
-            k_grad_block<<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m);
-            launched("k_grad_block");
+            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+                UGKS_TIMED_LAUNCH((*this), "k_grad_block", compute,
+                                  k_grad_block<decltype(hb_)::value>
+                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m));
+                (void)d;
+            });
         }
         if (second && halo) {
             UGKS_CUDA_CHECK(cudaEventRecord(ev_g, compute));
@@ -1252,13 +1601,18 @@ void UgksSolverDevice::Impl::sweep(double dt) {
             UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_gh, 0));
         }
         if (S.nf > 0) {
-            k_flux<<<static_cast<unsigned>(S.nf), group, 5 * group * sizeof(double), compute>>>(
-                C, m, dt);
-            launched("k_flux");
+            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                  k_flux<decltype(d)::value, decltype(hb_)::value>
+                                  <<<static_cast<unsigned>(S.nf), group, 0, compute>>>(C, m, dt));
+            });
         }
         if (S.no > 0) {
-            k_stage1<<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m, dt);
-            launched("k_stage1");
+            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+                UGKS_TIMED_LAUNCH((*this), "k_stage1", compute,
+                                  k_stage1<decltype(d)::value, decltype(hb_)::value>
+                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m, dt));
+            });
         }
         // The host now returns to the next block's halo (MPI) while these kernels run.
     }
@@ -1272,19 +1626,22 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
     const index_t nw = static_cast<index_t>(wall.size());
     std::vector<double> wallF(5 * nw, 0.0);
     if (S.no > 0) {
-        k_macro<<<grid_for(S.no), kThreads, 0, compute>>>(C, dt, d_cell_parts.data(), d_bad.data());
-        launched("k_macro");
-        k_reduce_cols<<<1, kThreads, 0, compute>>>(d_cell_parts.data(), S.no, 8, 0, d_red.data());
-        launched("k_reduce_cols");
-        k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data() + 8);
-        launched("k_reduce_cols");
+        UGKS_TIMED_LAUNCH((*this), "k_macro", compute,
+                          k_macro<<<grid_for(S.no), kThreads, 0, compute>>>(
+                              C, dt, d_cell_parts.data(), d_bad.data()));
+        UGKS_TIMED_LAUNCH((*this), "k_reduce_cols", compute,
+                          k_reduce_cols<<<1, kThreads, 0, compute>>>(d_cell_parts.data(), S.no, 8,
+                                                                     0, d_red.data()));
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_reduce_cols", compute,
+            k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data() + 8));
         UGKS_CUDA_CHECK(cudaMemcpyAsync(red, d_red.data(), sizeof(double) * 9,
                                         cudaMemcpyDeviceToHost, compute));
     }
     if (nw > 0) {
-        k_gather_F<<<grid_for(5 * nw), kThreads, 0, compute>>>(d_Facc.data(), d_wall_faces.data(),
-                                                               nw, d_wall_vals.data());
-        launched("k_gather_F");
+        UGKS_TIMED_LAUNCH((*this), "k_gather_F", compute,
+                          k_gather_F<<<grid_for(5 * nw), kThreads, 0, compute>>>(
+                              d_Facc.data(), d_wall_faces.data(), nw, d_wall_vals.data()));
         UGKS_CUDA_CHECK(cudaMemcpyAsync(wallF.data(), d_wall_vals.data(), sizeof(double) * 5 * nw,
                                         cudaMemcpyDeviceToHost, compute));
     }
@@ -1298,7 +1655,10 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
     }
     double glob[7] = {red[0], red[1] + red[2] + red[3], red[4], red[5], red[7],
                       red[6], static_cast<double>(S.no)};
-    MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, layout.comm_x);
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, layout.comm_x);
+    }
     for (int k = 0; k < 3; ++k)
         r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);
 
@@ -1316,7 +1676,10 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
             step_no + 1, local.global_cell[bad_cell], x[0], x[1], x[2], p.rho, 1.0 / p.lambda);
     }
     int flag = mine_bad;
-    MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, layout.world);
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, layout.world);
+    }
     if (flag) {
         int first = mine_bad ? layout.world_rank : layout.world_size;
         MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, layout.world);
@@ -1335,14 +1698,17 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
 void UgksSolverDevice::Impl::stage2_and_moments(double dt) {
     if (dt > 0) compute_prims();
     if (S.no > 0) {
-        k_stage2<<<static_cast<unsigned>(S.no), group, 17 * group * sizeof(double), compute>>>(C,
-                                                                                               dt);
-        launched("k_stage2");
+        dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+            UGKS_TIMED_LAUNCH((*this), "k_stage2", compute,
+                              k_stage2<decltype(hb_)::value>
+                              <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C, dt));
+            (void)d;
+        });
     }
     allreduce_v(d_mom, 17 * S.no);
     if (S.no > 0) {
-        k_q_stress<<<grid_for(S.no), kThreads, 0, compute>>>(C);
-        launched("k_q_stress");
+        UGKS_TIMED_LAUNCH((*this), "k_q_stress", compute,
+                          k_q_stress<<<grid_for(S.no), kThreads, 0, compute>>>(C));
     }
 }
 
@@ -1372,29 +1738,50 @@ void UgksSolverDevice::initialize() {
     I.d_W.copy_from(W);
     I.compute_prims();
     if (I.S.nc * I.S.ns > 0) {
-        k_init<<<grid_for(I.S.nc * I.S.ns), kThreads, 0, I.compute>>>(I.C);
-        I.launched("k_init");
+        UGKS_TIMED_LAUNCH(I, "k_init", I.compute,
+                          k_init<<<grid_for(I.S.nc * I.S.ns), kThreads, 0, I.compute>>>(I.C));
     }
     I.stage2_and_moments(-1.0);
     I.sync(I.compute, "initialize");
+    I.et.flush();
 }
 
 StepResult UgksSolverDevice::step() {
     Impl& I = *m;
+    NvtxRange step_range("ugks step");
     StepResult r;
-    I.macro_halo(I.d_W.data(), 5);
-    I.macro_halo(I.d_q.data(), 3);
-    I.compute_prims();
-    const double dt = I.compute_dt();
-    r.dt = dt;
-    I.gradients_W();
-    I.face_precompute(dt);
-    I.wall_densities();
-    I.sweep(dt);
-    I.macro_update(dt, r);
-    if (r.failed) return r;
-    I.stage2_and_moments(dt);
-    I.sync(I.compute, "end of step");
+    double dt = 0.0;
+    {
+        NvtxRange nr("macroscopic: halos, dt, gradients, faces, walls");
+        I.macro_halo(I.d_W.data(), 5);
+        I.macro_halo(I.d_q.data(), 3);
+        I.compute_prims();
+        dt = I.compute_dt();
+        r.dt = dt;
+        I.gradients_W();
+        I.face_precompute(dt);
+        I.wall_densities();
+    }
+    {
+        NvtxRange nr("velocity-block sweep");
+        I.sweep(dt);
+    }
+    {
+        NvtxRange nr("macroscopic update");
+        I.macro_update(dt, r);
+    }
+    if (r.failed) {
+        I.sync(I.comm, "end of step");
+        I.et.flush();
+        return r;
+    }
+    {
+        NvtxRange nr("stage 2 and moments");
+        I.stage2_and_moments(dt);
+        I.sync(I.compute, "end of step");
+        I.sync(I.comm, "end of step");
+        I.et.flush();
+    }
     ++I.step_no;
     I.time += dt;
     return r;
