@@ -92,22 +92,32 @@ inline double eq_H(const EqConst& C, double c0, double c1, double c2) {
     return C.rhonorm * exp_nonpositive(-C.lambda * s);
 }
 
-/// Shakhov equilibrium (h+, b+) at lane v.
+/// Equilibrium H, B and the Shakhov parts H+, B+ (section 2.4) at the lane velocity u.
 template <int D>
-inline void shakhov_lane(const EqConst& C, double u0, double u1, double u2, double& hp,
-                         double& bp) {
+inline void shakhov_parts(const EqConst& C, double u0, double u1, double u2, double& H, double& Bm,
+                          double& Hp, double& Bp) {
     const double c0 = u0 - C.U[0];
     const double c1 = D > 1 ? u1 - C.U[1] : 0.0;
     const double c2 = D > 2 ? u2 - C.U[2] : 0.0;
-    const double H = eq_H<D>(C, c0, c1, c2);
+    H = eq_H<D>(C, c0, c1, c2);
     double cc = c0 * c0, cq = c0 * C.q[0];
     if (D > 1) cc += c1 * c1, cq += c1 * C.q[1];
     if (D > 2) cc += c2 * c2, cq += c2 * C.q[2];
-    const double Bm = C.Bfac * H;
+    Bm = C.Bfac * H;
     const double pre = C.pre * cq;
     const double t = 2.0 * C.lambda * cc;
-    hp = H + pre * (t - D - 2) * H;
-    bp = Bm + pre * (t - D) * Bm;
+    Hp = pre * (t - D - 2) * H;
+    Bp = pre * (t - D) * Bm;
+}
+
+/// Shakhov equilibrium (h+, b+) at the lane velocity u.
+template <int D>
+inline void shakhov_lane(const EqConst& C, double u0, double u1, double u2, double& hp,
+                         double& bp) {
+    double H, Bm, Hp, Bp;
+    shakhov_parts<D>(C, u0, u1, u2, H, Bm, Hp, Bp);
+    hp = H + Hp;
+    bp = Bm + Bp;
 }
 
 /// Interface constants of an interior face (from FaceCoeffs) for flux_interior.
@@ -212,18 +222,8 @@ inline void flux_interior(int B, const FluxConst& Fin, const BlockVel& V,
             }
         }
         // Interface equilibrium and its Shakhov parts.
-        const double c0 = u0 - C.U[0];
-        const double c1 = D > 1 ? u1 - C.U[1] : 0.0;
-        const double c2 = D > 2 ? u2 - C.U[2] : 0.0;
-        const double H0 = eq_H<D>(C, c0, c1, c2);
-        double cc = c0 * c0, cq = c0 * C.q[0];
-        if (D > 1) cc += c1 * c1, cq += c1 * C.q[1];
-        if (D > 2) cc += c2 * c2, cq += c2 * C.q[2];
-        const double B0 = C.Bfac * H0;
-        const double pre = C.pre * cq;
-        const double t = 2.0 * C.lambda * cc;
-        const double Hp = pre * (t - D - 2) * H0;
-        const double Bp = pre * (t - D) * B0;
+        double H0, B0, Hp, Bp;
+        shakhov_parts<D>(C, u0, u1, u2, H0, B0, Hp, Bp);
         // Spatial slopes (upwind side) and the time slope.
         double usq = u0 * u0;
         if (D > 1) usq += u1 * u1;
