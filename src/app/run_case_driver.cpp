@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "ugks/app/case_setup.hpp"
+#include "ugks/app/overset_driver.hpp"
 #include "ugks/app/run_case.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
@@ -61,16 +62,18 @@ nlohmann::json device_memory_json(const UgksSolverDevice& solver, MPI_Comm world
 
 /// Stop request of SIGTERM, SIGINT or SIGUSR1 (Slurm's --signal warning): the handler only sets
 /// the flag; the time loop agrees on it collectively after every step, writes a checkpoint and
-/// stops with exit code 4. A second signal of the same kind takes the default action (kills).
+/// stops with exit code 4. Repeated SIGTERM/SIGUSR1 (launchers may deliver one signal twice) are
+/// absorbed; a second SIGINT (Ctrl-C) takes the default action, so an interactive run can still be
+/// killed at once.
 volatile std::sig_atomic_t g_stop_signal = 0;
 
 void on_stop_signal(int sig) {
-    if (g_stop_signal != 0) {
+    if (g_stop_signal != 0 && sig == SIGINT) {
         std::signal(sig, SIG_DFL);
         std::raise(sig);
         return;
     }
-    g_stop_signal = sig;
+    if (g_stop_signal == 0) g_stop_signal = sig;
 }
 
 void install_stop_handlers() {
@@ -240,6 +243,7 @@ std::vector<SurfaceFace> wall_faces(const Solver& solver, const LocalMesh& local
 }  // namespace
 
 int run_case(const CommandLine& cl) {
+    if (is_overset_case(cl)) return run_overset_case(cl);  // mode: overset (overset_driver.cpp)
     const auto t_start = std::chrono::steady_clock::now();
     timers().start("total");
     MPI_Comm world = MPI_COMM_WORLD;
@@ -353,10 +357,26 @@ int run_case(const CommandLine& cl) {
         log::info("{}", describe_reference(setup.gas));
         log::info("time step estimate (initial state, CFL {}): dt = {:.6e}", setup.numerics.cfl,
                   dt);
-        if (mem_max > static_cast<double>(dev_total) && dev_total > 0)
-            log::error(
-                "warning: the memory estimate per rank ({}) exceeds the memory of the device ({})",
-                human_bytes(mem_max), human_bytes(static_cast<double>(dev_total)));
+        {
+            // Refuse at start what cannot fit (issue 7): per device on GPU builds, per node (the
+            // node's ranks together) on the CPU backend. The smallest memory of any rank decides.
+            double mem_node = mem.total(), avail = static_cast<double>(dev_total);
+            MPI_Allreduce(MPI_IN_PLACE, &mem_node, 1, MPI_DOUBLE, MPI_SUM, layout.comm_node);
+            MPI_Allreduce(MPI_IN_PLACE, &mem_node, 1, MPI_DOUBLE, MPI_MAX, world);
+            MPI_Allreduce(MPI_IN_PLACE, &avail, 1, MPI_DOUBLE, MPI_MIN, world);
+#if defined(UGKS_USE_CUDA)
+            const double need = mem_max;
+            const char* scope = "per rank";
+#else
+            const double need = mem_node;
+            const char* scope = "per node (all ranks of a node)";
+#endif
+            if (avail > 0 && need > avail)
+                UGKS_INPUT_ERROR(fmt::format(
+                    "the memory estimate {} ({}) exceeds the memory of {} ({}): use more ranks "
+                    "(MPI ranks, parallel.velocity_ranks) or fewer cells or velocities",
+                    scope, human_bytes(need), device::device_name(), human_bytes(avail)));
+        }
         if (cl.check) {
             log::info("check passed: nothing written");
             free_layout(layout);
