@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "ugks/app/case_setup.hpp"
+#include "ugks/app/overset_driver.hpp"
 #include "ugks/app/run_case.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
@@ -242,6 +243,7 @@ std::vector<SurfaceFace> wall_faces(const Solver& solver, const LocalMesh& local
 }  // namespace
 
 int run_case(const CommandLine& cl) {
+    if (is_overset_case(cl)) return run_overset_case(cl);  // mode: overset (overset_driver.cpp)
     const auto t_start = std::chrono::steady_clock::now();
     timers().start("total");
     MPI_Comm world = MPI_COMM_WORLD;

@@ -43,13 +43,14 @@ Mesh read_gmsh(const std::string& path, double scale = 1.0);
 Mesh read_cgns(const std::string& path, double scale = 1.0);
 
 /// The `mesh` section of the case file: source (box | gmsh | cgns), file, scale, box parameters.
+/// `section` is the key path of the section ("mesh"; overset grids use "overset.grids.<i>.mesh").
 struct MeshConfig {
     std::string source = "box";
     std::string file;  ///< resolved path (relative paths are taken from the case file's folder)
     double scale = 1.0;
     BoxSpec box;
 };
-MeshConfig parse_mesh_config(Config& cfg);
+MeshConfig parse_mesh_config(Config& cfg, const std::string& section = "mesh");
 
 /// Build or read the mesh, build faces and geometry, validate. InputError on bad input.
 Mesh load_mesh(const MeshConfig& mc);

@@ -1,0 +1,182 @@
+#pragma once
+/// Overset (chimera) grid assembly (seed 001, ../shared/docs/overset.md): wall distance, donor
+/// search, node/cell classification, donor stencils and orphans for overlapping component grids
+/// in prescribed rigid motion. First version: CPU, one rank; all per-node/per-cell data are flat
+/// arrays (Span-friendly) so the phases can move to device kernels.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ugks/core/types.hpp"
+#include "ugks/mesh/mesh.hpp"
+#include "ugks/mesh/sources.hpp"
+#include "ugks/overset/kdtree.hpp"
+
+namespace ugks {
+class Config;
+}
+
+namespace ugks::overset {
+
+/// Prescribed rigid motion of a grid. A pose maps reference coordinates x0 to
+/// x = R (x0 - point) + point + shift.
+struct Motion {
+    enum class Type { Fixed, Translation, Rotation, Poses };
+    Type type = Type::Fixed;
+    Vec3 velocity{0, 0, 0};  ///< translation: shift = velocity t
+    Vec3 axis{0, 0, 1};      ///< rotation / poses: unit axis
+    Vec3 point{0, 0, 0};     ///< rotation / poses: a point on the axis (reference frame)
+    double omega = 0;        ///< rotation: angle = omega t (rad/time, right-hand rule about axis)
+    /// poses: rows (time, shift_x, shift_y, shift_z, angle), times increasing; linear
+    /// interpolation, held constant outside the table.
+    std::vector<std::array<double, 5>> table;
+};
+
+struct Pose {
+    double R[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    Vec3 point{0, 0, 0};
+    Vec3 shift{0, 0, 0};
+    Vec3 apply(const Vec3& x0) const;
+};
+/// Rotation by `angle` about the unit `axis` (Rodrigues).
+Pose rotation_pose(const Vec3& axis, const Vec3& point, double angle);
+Pose pose_at(const Motion& m, double time);
+/// a then b: x -> b(a(x)).
+Pose compose(const Pose& a, const Pose& b);
+
+/// One component grid of the case file.
+struct GridSpec {
+    std::string name;
+    MeshConfig mesh;
+    int layer = 0;                   ///< 0 = outermost (background); larger = embedded deeper
+    std::vector<std::string> walls;  ///< wall patches (may be empty)
+    Motion motion;
+};
+
+/// The overset case: `overset`, `time` and `output` sections.
+struct OversetCase {
+    std::string name;
+    std::vector<GridSpec> grids;
+    double layer_spacing = 1.0;   ///< Δs of the layer distances
+    int leaf_size = 3;            ///< k-d tree leaf size (1..16)
+    bool advancing_front = true;  ///< initial radius from the neighbour's wall point
+    long steps = 1;               ///< number of moving steps after the initial assembly
+    double dt = 0.0;
+    std::string output_directory = "output";
+    long output_every = 1;  ///< write every N steps (0: only step 0 and the last)
+};
+
+/// Parse and check `mode`, `name`, `overset`, `time`, `output` (InputError with key paths). Does
+/// not call check_unused().
+OversetCase parse_overset_case(Config& cfg);
+/// Checks that need the meshes (InputError with key paths): same dimension (2 or 3) for all
+/// grids, wall patches exist, at least one grid has walls, 2D motions stay in the xy-plane.
+void check_case_meshes(Config& cfg, const OversetCase& c, const std::vector<Mesh>& meshes);
+
+/// A grid during the assembly. Node coordinates and per-node/per-cell results are flat arrays.
+struct OversetGrid {
+    std::string name;
+    int layer = 0;
+    Motion motion;
+    Mesh mesh;                                           ///< reference mesh (nodes at t = 0)
+    std::vector<index_t> wall_nodes;                     ///< nodes on wall patches (sorted, unique)
+    std::vector<index_t> node_cell_offsets, node_cells;  ///< node -> cells (CSR)
+    std::vector<index_t> boundary_nodes;  ///< nodes of boundary faces (seeds of island removal)
+
+    // current state
+    std::vector<double> xyz;               ///< current node coordinates [n_nodes * 3]
+    std::vector<double> wall_distance;     ///< per node
+    std::vector<std::int8_t> node_status;  ///< 1 active, 0 inactive
+    std::vector<std::int8_t> cell_status;  ///< 1 active, 0 hole, -1 fringe
+    std::vector<double> cell_box;          ///< [n_cells * 2 dim] (min.., max..)
+    KdTree donor_tree;                     ///< over cell_box
+
+    // receptors: inactive nodes of fringe cells, with their donor stencils
+    std::vector<index_t> fringe_node;
+    std::vector<int> fringe_donor_grid;      ///< -1: orphan
+    std::vector<index_t> fringe_donor_cell;  ///< -1: orphan
+    std::vector<double> fringe_weights;      ///< [n_receptors * 8], zero-padded
+    index_t n_orphans = 0;
+};
+
+/// Counts of one assembly.
+struct AssemblyCounts {
+    index_t nodes = 0, active_nodes = 0, inactive_nodes = 0;
+    index_t cells = 0, active_cells = 0, fringe_cells = 0, hole_cells = 0;
+    index_t receptors = 0, orphans = 0, islands_removed = 0;
+};
+
+/// Seconds per phase of one assembly (overset.md's list; transfers and MPI are 0 on one rank).
+struct AssemblyTimes {
+    double motion = 0, wall_tree_build = 0, wall_query = 0, donor_tree_build = 0, donor_query = 0,
+           classification = 0, donor_stencils = 0;
+    double total() const {
+        return motion + wall_tree_build + wall_query + donor_tree_build + donor_query +
+               classification + donor_stencils;
+    }
+};
+
+/// The grids and parameters of one assembly.
+struct OversetSystem {
+    int dim = 0;
+    double layer_spacing = 1.0;
+    int leaf_size = 3;
+    bool advancing_front = true;
+    std::vector<OversetGrid> grids;
+};
+
+/// Build the system from meshes: wall nodes (patch names checked: InputError naming the grid),
+/// node->cell maps; the state is empty until assemble(). All meshes must have the same dim.
+OversetSystem make_system(const OversetCase& c, std::vector<Mesh> meshes);
+/// Add one grid to a system (tests): checks as make_system.
+void add_grid(OversetSystem& sys, const std::string& name, Mesh mesh, int layer,
+              const std::vector<std::string>& walls, const Motion& motion = {});
+
+/// One complete assembly at `time`: reset the status, move every grid to its pose (composed with
+/// `common`, a motion applied to all grids, identity by default), wall distances, donor trees,
+/// host search, classification, island removal, donor stencils, orphans.
+AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times = nullptr,
+                        const Pose& common = Pose{});
+
+// ---- building blocks (also used by the tests)
+// ----------------------------------------------------
+
+/// Distance from every query point (xyz, 3 per point) to the nearest of the tree's points (3-D
+/// tree), optionally with per-query squared initial radii (r2_init, may be null). Returns the
+/// distances; nearest[i] receives the point index when non-null.
+std::vector<double> nearest_distances(const KdTree& tree, const double* xyz, index_t n,
+                                      const double* r2_init = nullptr,
+                                      std::vector<index_t>* nearest = nullptr);
+
+/// The same by brute force (tests, benchmarks).
+std::vector<double> nearest_distances_brute(const double* pts, index_t n_pts, const double* xyz,
+                                            index_t n);
+
+/// Cell bounding boxes [n_cells * 2 dim] of a mesh at coordinates xyz, widened by 1e-9 of the cell
+/// size so that the tolerant inside test never misses a candidate.
+std::vector<double> cell_boxes(const Mesh& mesh, const double* xyz);
+
+/// Donor cell of point x in grid g: the smallest cell index whose box contains x and that contains
+/// x (locate_in_cell), skipping cells with cell_status 0 when `skip_holes`. -1 when none. Writes
+/// the weights (shape_count of the cell's type) when found.
+index_t find_donor(const OversetGrid& g, int dim, const double* x, bool skip_holes, double* w);
+/// The same by testing every cell (tests).
+index_t find_donor_brute(const OversetGrid& g, int dim, const double* x, bool skip_holes,
+                         double* w);
+
+/// Wall distances of every node of every grid (the wall-distance phases of assemble()).
+void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times = nullptr);
+
+}  // namespace ugks::overset
+
+namespace ugks::overset {
+
+/// Write `<dir>/overset_NNNNNN.h5` and `.xdmf` (serial HDF5; call on one rank). Per grid <name>:
+/// nodes/{xyz, wall_distance, status}, cells/{status, nodes (-1-padded), type, topology},
+/// fringe/{node, donor_grid, donor_cell, weights (8 per receptor, zero-padded)}; root attributes
+/// step, time, config. Failure -> InputError naming the file. Returns the .h5 path.
+std::string write_overset_step(const std::string& dir, long step, double time,
+                               const OversetSystem& sys, const std::string& config_yaml);
+
+}  // namespace ugks::overset

@@ -1,0 +1,448 @@
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "host_loop.hpp"
+#include "ugks/core/error.hpp"
+#include "ugks/overset/cell_locate.hpp"
+#include "ugks/overset/overset.hpp"
+
+namespace ugks::overset {
+
+using detail::host_for;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Gather the coordinates of cell c's nodes (3 per node) into xn; returns the cell type code.
+int cell_nodes_xyz(const OversetGrid& g, index_t c, double* xn) {
+    const Mesh& m = g.mesh;
+    const index_t a = m.cell_node_offsets[c], b = m.cell_node_offsets[c + 1];
+    for (index_t j = a; j < b; ++j)
+        for (int d = 0; d < 3; ++d) xn[(j - a) * 3 + d] = g.xyz[m.cell_nodes[j] * 3 + d];
+    return static_cast<int>(m.cell_type[c]);
+}
+
+// Wall distance interpolated in cell c of g with weights w.
+double interpolate(const OversetGrid& g, index_t c, const double* w, const std::vector<double>& f) {
+    const Mesh& m = g.mesh;
+    double s = 0;
+    for (index_t j = m.cell_node_offsets[c]; j < m.cell_node_offsets[c + 1]; ++j)
+        s += w[j - m.cell_node_offsets[c]] * f[m.cell_nodes[j]];
+    return s;
+}
+
+}  // namespace
+
+// ---- system set-up ------------------------------------------------------------------------------
+
+void add_grid(OversetSystem& sys, const std::string& name, Mesh mesh, int layer,
+              const std::vector<std::string>& walls, const Motion& motion) {
+    if (sys.dim == 0) sys.dim = mesh.dim;
+    if (mesh.dim != sys.dim || (mesh.dim != 2 && mesh.dim != 3))
+        UGKS_INPUT_ERROR("overset grid '" << name << "': mesh dimension " << mesh.dim
+                                          << " (all grids must be 2D or all 3D)");
+    OversetGrid g;
+    g.name = name;
+    g.layer = layer;
+    g.motion = motion;
+    std::set<int> wall_patches;
+    for (const std::string& w : walls) {
+        const int p = mesh.patch_index(w);
+        if (p < 0) {
+            std::ostringstream os;
+            for (const auto& n : mesh.patch_names) os << " " << n;
+            UGKS_INPUT_ERROR("overset grid '"
+                             << name << "': wall patch '" << w
+                             << "' is not a patch of its mesh (patches:" << os.str() << ")");
+        }
+        wall_patches.insert(p);
+    }
+    std::vector<char> is_wall(mesh.nodes.size(), 0), is_bnd(mesh.nodes.size(), 0);
+    for (index_t f = 0; f < mesh.n_faces(); ++f) {
+        const bool wall = wall_patches.count(mesh.face_patch[f]) > 0;
+        const bool bnd = mesh.face_neighbour[f] < 0;
+        for (index_t j = mesh.face_node_offsets[f]; j < mesh.face_node_offsets[f + 1]; ++j) {
+            if (wall) is_wall[mesh.face_nodes[j]] = 1;
+            if (bnd) is_bnd[mesh.face_nodes[j]] = 1;
+        }
+    }
+    for (index_t i = 0; i < mesh.n_nodes(); ++i) {
+        if (is_wall[i]) g.wall_nodes.push_back(i);
+        if (is_bnd[i]) g.boundary_nodes.push_back(i);
+    }
+    // node -> cells (CSR: count, scan, fill)
+    g.node_cell_offsets.assign(mesh.nodes.size() + 1, 0);
+    for (const index_t v : mesh.cell_nodes) ++g.node_cell_offsets[v + 1];
+    for (std::size_t i = 0; i < mesh.nodes.size(); ++i)
+        g.node_cell_offsets[i + 1] += g.node_cell_offsets[i];
+    g.node_cells.resize(mesh.cell_nodes.size());
+    std::vector<index_t> fill(g.node_cell_offsets.begin(), g.node_cell_offsets.end() - 1);
+    for (index_t c = 0; c < mesh.n_cells(); ++c)
+        for (index_t j = mesh.cell_node_offsets[c]; j < mesh.cell_node_offsets[c + 1]; ++j)
+            g.node_cells[fill[mesh.cell_nodes[j]]++] = c;
+    g.mesh = std::move(mesh);
+    sys.grids.push_back(std::move(g));
+}
+
+OversetSystem make_system(const OversetCase& c, std::vector<Mesh> meshes) {
+    UGKS_REQUIRE(meshes.size() == c.grids.size(), "one mesh per grid");
+    OversetSystem sys;
+    sys.layer_spacing = c.layer_spacing;
+    sys.leaf_size = c.leaf_size;
+    sys.advancing_front = c.advancing_front;
+    for (std::size_t i = 0; i < meshes.size(); ++i) {
+        const GridSpec& s = c.grids[i];
+        add_grid(sys, s.name, std::move(meshes[i]), s.layer, s.walls, s.motion);
+    }
+    return sys;
+}
+
+// ---- wall distance ------------------------------------------------------------------------------
+
+std::vector<double> nearest_distances(const KdTree& tree, const double* xyz, index_t n,
+                                      const double* r2_init, std::vector<index_t>* nearest) {
+    std::vector<double> d(static_cast<std::size_t>(n));
+    if (nearest) nearest->assign(static_cast<std::size_t>(n), -1);
+    const KdView v = view(tree);
+    index_t* nn = nearest ? nearest->data() : nullptr;
+    double* dd = d.data();
+    host_for(n, [=](index_t i) {
+        double d2 = kInf;
+        index_t j = kd_nearest(v, xyz + 3 * i, r2_init ? r2_init[i] : kInf, &d2);
+        if (j < 0) j = kd_nearest(v, xyz + 3 * i, kInf, &d2);  // nothing within the radius
+        dd[i] = std::sqrt(d2);
+        if (nn) nn[i] = j;
+    });
+    return d;
+}
+
+std::vector<double> nearest_distances_brute(const double* pts, index_t n_pts, const double* xyz,
+                                            index_t n) {
+    std::vector<double> d(static_cast<std::size_t>(n));
+    double* dd = d.data();
+    host_for(n, [=](index_t i) {
+        double best = kInf;
+        for (index_t j = 0; j < n_pts; ++j) {
+            double s = 0;
+            for (int a = 0; a < 3; ++a) {
+                const double e = pts[3 * j + a] - xyz[3 * i + a];
+                s += e * e;
+            }
+            best = std::min(best, s);
+        }
+        dd[i] = std::sqrt(best);
+    });
+    return d;
+}
+
+void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<double> pts;
+    int wall_layer = std::numeric_limits<int>::max();
+    for (const OversetGrid& g : sys.grids) {
+        for (const index_t i : g.wall_nodes)
+            for (int a = 0; a < 3; ++a) pts.push_back(g.xyz[i * 3 + a]);
+        if (!g.wall_nodes.empty()) wall_layer = std::min(wall_layer, g.layer);
+    }
+    const index_t nw = static_cast<index_t>(pts.size() / 3);
+    const KdTree tree = build_kdtree(pts.data(), nw, 3, sys.leaf_size);
+    if (times) times->wall_tree_build += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    for (OversetGrid& g : sys.grids) {
+        const index_t n = g.mesh.n_nodes();
+        if (g.wall_nodes.empty() || nw == 0) {
+            // Layer distances: Δs, 2Δs, ... outward from the innermost wall-carrying layer.
+            const int k = nw == 0 ? 1 : std::max(1, wall_layer - g.layer);
+            g.wall_distance.assign(static_cast<std::size_t>(n), k * sys.layer_spacing);
+            continue;
+        }
+        if (!sys.advancing_front) {
+            g.wall_distance = nearest_distances(tree, g.xyz.data(), n);
+            continue;
+        }
+        // Advancing front: level 0 = the grid's wall nodes, level k = unreached neighbours of
+        // level k-1; each level is one parallel query whose initial radius is the distance to a
+        // neighbour's nearest wall point (an upper bound of the true distance).
+        g.wall_distance.assign(static_cast<std::size_t>(n), 0.0);
+        std::vector<index_t> nearest(static_cast<std::size_t>(n), -1);
+        std::vector<int> level(static_cast<std::size_t>(n), -1);
+        std::vector<index_t> front = g.wall_nodes;
+        for (const index_t i : front) level[i] = 0;
+        std::vector<double> r2(static_cast<std::size_t>(n), 0.0), q;
+        const Mesh& m = g.mesh;
+        for (int L = 0; !front.empty(); ++L) {
+            const index_t nf = static_cast<index_t>(front.size());
+            q.resize(static_cast<std::size_t>(nf) * 3);
+            std::vector<double> r2f(static_cast<std::size_t>(nf));
+            for (index_t j = 0; j < nf; ++j) {
+                for (int a = 0; a < 3; ++a) q[j * 3 + a] = g.xyz[front[j] * 3 + a];
+                r2f[j] = r2[front[j]] * (1 + 1e-12) + 1e-300;
+            }
+            std::vector<index_t> nj;
+            const std::vector<double> d = nearest_distances(tree, q.data(), nf, r2f.data(), &nj);
+            for (index_t j = 0; j < nf; ++j) {
+                g.wall_distance[front[j]] = d[j];
+                nearest[front[j]] = nj[j];
+            }
+            std::vector<index_t> next;
+            for (const index_t i : front)
+                for (index_t a = g.node_cell_offsets[i]; a < g.node_cell_offsets[i + 1]; ++a) {
+                    const index_t c = g.node_cells[a];
+                    for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1]; ++b) {
+                        const index_t v = m.cell_nodes[b];
+                        if (level[v] >= 0 && level[v] != L + 1) continue;
+                        double s = 0;
+                        for (int e = 0; e < 3; ++e) {
+                            const double x = g.xyz[v * 3 + e] - pts[nearest[i] * 3 + e];
+                            s += x * x;
+                        }
+                        if (level[v] < 0) {
+                            level[v] = L + 1;
+                            r2[v] = s;
+                            next.push_back(v);
+                        } else {
+                            r2[v] = std::min(r2[v], s);
+                        }
+                    }
+                }
+            front.swap(next);
+        }
+        // Nodes not connected to a wall: plain queries.
+        for (index_t i = 0; i < n; ++i)
+            if (level[i] < 0) {
+                double d2 = kInf;
+                kd_nearest(view(tree), g.xyz.data() + 3 * i, kInf, &d2);
+                g.wall_distance[i] = std::sqrt(d2);
+            }
+    }
+    if (times) times->wall_query += seconds_since(t0);
+}
+
+// ---- donor search
+// ---------------------------------------------------------------------------------
+
+std::vector<double> cell_boxes(const Mesh& mesh, const double* xyz) {
+    const int dim = mesh.dim;
+    const index_t nc = mesh.n_cells();
+    std::vector<double> box(static_cast<std::size_t>(nc) * 2 * dim);
+    double* bx = box.data();
+    const index_t* off = mesh.cell_node_offsets.data();
+    const index_t* cn = mesh.cell_nodes.data();
+    host_for(nc, [=](index_t c) {
+        double lo[3] = {kInf, kInf, kInf}, hi[3] = {-kInf, -kInf, -kInf};
+        for (index_t j = off[c]; j < off[c + 1]; ++j)
+            for (int a = 0; a < dim; ++a) {
+                lo[a] = std::min(lo[a], xyz[cn[j] * 3 + a]);
+                hi[a] = std::max(hi[a], xyz[cn[j] * 3 + a]);
+            }
+        double h = 0;
+        for (int a = 0; a < dim; ++a) h = std::max(h, hi[a] - lo[a]);
+        for (int a = 0; a < dim; ++a) {
+            bx[c * 2 * dim + a] = lo[a] - 1e-9 * h;
+            bx[c * 2 * dim + dim + a] = hi[a] + 1e-9 * h;
+        }
+    });
+    return box;
+}
+
+index_t find_donor(const OversetGrid& g, int dim, const double* x, bool skip_holes, double* w) {
+    index_t best = -1;
+    double xn[kMaxCellNodes * 3], xi[3], wc[kMaxCellNodes];
+    kd_boxes_containing(view(g.donor_tree), x, [&](index_t c) {
+        if (best >= 0 && c > best) return;
+        if (skip_holes && g.cell_status[c] == 0) return;
+        const int type = cell_nodes_xyz(g, c, xn);
+        if (locate_in_cell(type, dim, xn, x, xi, wc)) {
+            best = c;
+            for (int i = 0; i < kMaxCellNodes; ++i) w[i] = i < shape_count(type) ? wc[i] : 0.0;
+        }
+    });
+    return best;
+}
+
+index_t find_donor_brute(const OversetGrid& g, int dim, const double* x, bool skip_holes,
+                         double* w) {
+    double xn[kMaxCellNodes * 3], xi[3], wc[kMaxCellNodes];
+    for (index_t c = 0; c < g.mesh.n_cells(); ++c) {
+        if (skip_holes && g.cell_status[c] == 0) continue;
+        const int type = cell_nodes_xyz(g, c, xn);
+        if (locate_in_cell(type, dim, xn, x, xi, wc)) {
+            for (int i = 0; i < kMaxCellNodes; ++i) w[i] = i < shape_count(type) ? wc[i] : 0.0;
+            return c;
+        }
+    }
+    return -1;
+}
+
+// ---- assembly -----------------------------------------------------------------------------------
+
+AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, const Pose& common) {
+    AssemblyTimes local;
+    AssemblyTimes& tm = times ? *times : local;
+    const int dim = sys.dim;
+    const int ng = static_cast<int>(sys.grids.size());
+
+    // Motion: reset, then place every grid at its pose.
+    auto t0 = std::chrono::steady_clock::now();
+    for (OversetGrid& g : sys.grids) {
+        const Pose p = compose(pose_at(g.motion, time), common);
+        const index_t n = g.mesh.n_nodes();
+        g.xyz.resize(static_cast<std::size_t>(n) * 3);
+        for (index_t i = 0; i < n; ++i) {
+            const Vec3 x = p.apply(g.mesh.nodes[i]);
+            for (int a = 0; a < 3; ++a) g.xyz[i * 3 + a] = a < dim ? x[a] : 0.0;
+        }
+        g.node_status.assign(static_cast<std::size_t>(n), 1);
+        g.cell_status.assign(static_cast<std::size_t>(g.mesh.n_cells()), 1);
+        g.fringe_node.clear();
+        g.fringe_donor_grid.clear();
+        g.fringe_donor_cell.clear();
+        g.fringe_weights.clear();
+        g.n_orphans = 0;
+    }
+    tm.motion += seconds_since(t0);
+
+    compute_wall_distances(sys, &tm);
+
+    // Donor trees over the cell boxes (2 dim-D points), rebuilt every step.
+    t0 = std::chrono::steady_clock::now();
+    for (OversetGrid& g : sys.grids) {
+        g.cell_box = cell_boxes(g.mesh, g.xyz.data());
+        g.donor_tree = build_kdtree(g.cell_box.data(), g.mesh.n_cells(), 2 * dim, sys.leaf_size);
+    }
+    tm.donor_tree_build += seconds_since(t0);
+
+    // Host search: for every node, the smallest interpolated wall distance over its host cells
+    // in the other grids (+inf without a host).
+    t0 = std::chrono::steady_clock::now();
+    std::vector<std::vector<double>> host_d(ng);
+    for (int gi = 0; gi < ng; ++gi) {
+        const OversetGrid& g = sys.grids[gi];
+        const index_t n = g.mesh.n_nodes();
+        host_d[gi].assign(static_cast<std::size_t>(n), kInf);
+        double* hd = host_d[gi].data();
+        const OversetSystem& s = sys;
+        host_for(n, [&, hd, gi](index_t i) {
+            double w[kMaxCellNodes];
+            for (int hi = 0; hi < ng; ++hi) {
+                if (hi == gi) continue;
+                const OversetGrid& h = s.grids[hi];
+                const index_t c = find_donor(h, dim, g.xyz.data() + 3 * i, false, w);
+                if (c >= 0) hd[i] = std::min(hd[i], interpolate(h, c, w, h.wall_distance));
+            }
+        });
+    }
+    tm.donor_query += seconds_since(t0);
+
+    // Classification: a node is inactive when its wall distance exceeds its host's.
+    t0 = std::chrono::steady_clock::now();
+    AssemblyCounts cnt;
+    for (int gi = 0; gi < ng; ++gi) {
+        OversetGrid& g = sys.grids[gi];
+        const Mesh& m = g.mesh;
+        const index_t n = m.n_nodes();
+        for (index_t i = 0; i < n; ++i)
+            g.node_status[i] = g.wall_distance[i] > host_d[gi][i] ? 0 : 1;
+        // Island removal: active nodes not connected through active nodes to the grid's boundary
+        // (e.g. background nodes inside a solid body, enclosed by the cut) become inactive.
+        std::vector<char> reached(static_cast<std::size_t>(n), 0);
+        std::vector<index_t> front;
+        for (const index_t i : g.boundary_nodes)
+            if (g.node_status[i]) {
+                reached[i] = 1;
+                front.push_back(i);
+            }
+        while (!front.empty()) {
+            std::vector<index_t> next;
+            for (const index_t i : front)
+                for (index_t a = g.node_cell_offsets[i]; a < g.node_cell_offsets[i + 1]; ++a) {
+                    const index_t c = g.node_cells[a];
+                    for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1]; ++b) {
+                        const index_t v = m.cell_nodes[b];
+                        if (g.node_status[v] && !reached[v]) {
+                            reached[v] = 1;
+                            next.push_back(v);
+                        }
+                    }
+                }
+            front.swap(next);
+        }
+        for (index_t i = 0; i < n; ++i)
+            if (g.node_status[i] && !reached[i]) {
+                g.node_status[i] = 0;
+                ++cnt.islands_removed;
+            }
+        // Cells: all nodes active -> active, none -> hole, mixed -> fringe.
+        for (index_t c = 0; c < m.n_cells(); ++c) {
+            int na = 0, nn = 0;
+            for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1]; ++b, ++nn)
+                na += g.node_status[m.cell_nodes[b]];
+            g.cell_status[c] = na == nn ? 1 : (na == 0 ? 0 : -1);
+        }
+    }
+    tm.classification += seconds_since(t0);
+
+    // Donor stencils of the receptors (inactive nodes of fringe cells): among the non-hole cells of
+    // the other grids that contain the node, the one with the smallest interpolated wall distance
+    // (ties: lower grid, then lower cell index). No donor -> orphan.
+    t0 = std::chrono::steady_clock::now();
+    for (int gi = 0; gi < ng; ++gi) {
+        OversetGrid& g = sys.grids[gi];
+        const Mesh& m = g.mesh;
+        std::vector<char> rec(static_cast<std::size_t>(m.n_nodes()), 0);
+        for (index_t c = 0; c < m.n_cells(); ++c)
+            if (g.cell_status[c] == -1)
+                for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1]; ++b)
+                    if (!g.node_status[m.cell_nodes[b]]) rec[m.cell_nodes[b]] = 1;
+        for (index_t i = 0; i < m.n_nodes(); ++i)
+            if (rec[i]) g.fringe_node.push_back(i);
+        const index_t nr = static_cast<index_t>(g.fringe_node.size());
+        g.fringe_donor_grid.assign(static_cast<std::size_t>(nr), -1);
+        g.fringe_donor_cell.assign(static_cast<std::size_t>(nr), -1);
+        g.fringe_weights.assign(static_cast<std::size_t>(nr) * kMaxCellNodes, 0.0);
+        const OversetSystem& s = sys;
+        host_for(nr, [&, gi](index_t r) {
+            const double* x = g.xyz.data() + 3 * g.fringe_node[r];
+            double w[kMaxCellNodes], best = kInf;
+            for (int hi = 0; hi < ng; ++hi) {
+                if (hi == gi) continue;
+                const OversetGrid& h = s.grids[hi];
+                const index_t c = find_donor(h, dim, x, true, w);
+                if (c < 0) continue;
+                const double d = interpolate(h, c, w, h.wall_distance);
+                if (d < best) {
+                    best = d;
+                    g.fringe_donor_grid[r] = hi;
+                    g.fringe_donor_cell[r] = c;
+                    for (int k = 0; k < kMaxCellNodes; ++k)
+                        g.fringe_weights[r * kMaxCellNodes + k] = w[k];
+                }
+            }
+        });
+        for (index_t r = 0; r < nr; ++r) g.n_orphans += g.fringe_donor_cell[r] < 0;
+    }
+    tm.donor_stencils += seconds_since(t0);
+
+    for (const OversetGrid& g : sys.grids) {
+        cnt.nodes += g.mesh.n_nodes();
+        cnt.cells += g.mesh.n_cells();
+        for (const auto s : g.node_status) (s ? cnt.active_nodes : cnt.inactive_nodes)++;
+        for (const auto s : g.cell_status)
+            (s == 1 ? cnt.active_cells : s == 0 ? cnt.hole_cells : cnt.fringe_cells)++;
+        cnt.receptors += static_cast<index_t>(g.fringe_node.size());
+        cnt.orphans += g.n_orphans;
+    }
+    return cnt;
+}
+
+}  // namespace ugks::overset
