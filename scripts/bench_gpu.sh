@@ -13,7 +13,8 @@
 #   --quick only the 80^3 case at B_v = 64, the 40^3 sweep and the 2D case
 #   --np/--pv  run each case under mpirun -np N with parallel.velocity_ranks = P (default 1 rank)
 # Environment: STEPS80, STEPS40, STEPS2D (steps per run: 5, 20, 400), SWEEP (block sizes), RUNS (replaces
-# the list of runs: space-separated CASE|B_v|STEPS, CASE a file name of benchmarks/ without .yaml).
+# the list of runs: space-separated CASE|B_v|STEPS, CASE a file name of benchmarks/ without .yaml),
+# HALO (parallel.halo: staged, cuda_aware, nccl or auto; default auto).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 record=0
@@ -68,7 +69,7 @@ for r in "${runs[@]}"; do
   echo "bench_gpu: $case B_v=$bv steps=$steps np=$np P_v=$pv" >&2
   if ! "${launcher[@]}" "$exe" "$root/benchmarks/$case.yaml" --quiet \
       --set output.directory="$dir" --set parallel.block_size="$bv" --set time.steps="$steps" \
-      --set parallel.velocity_ranks="$pv" >"$dir.log" 2>&1; then
+      --set parallel.velocity_ranks="$pv" --set parallel.halo="${HALO:-auto}" >"$dir.log" 2>&1; then
     echo "bench_gpu: $case B_v=$bv failed:" >&2
     tail -20 "$dir.log" >&2
     continue
@@ -90,7 +91,7 @@ lines = [f"### {date} commit {b.get('commit', commit)}, {b.get('build_type', '?'
          f"{b.get('backend', '?')} backend",
          f"Machine: {machine}; host CPU {cpu}. PUPS over the time loop; persistent bytes per "
          "phase-space point = device_persistent / (cells x velocities).", "",
-         "| case | cells × velocities | ranks (P_x × P_v) | B_v | steps | s/step | PUPS | "
+         "| case | cells × velocities | ranks (P_x × P_v, halo) | B_v | steps | s/step | PUPS | "
          "persistent B/point | peak device GB |",
          "|---|---|---|---|---|---|---|---|---|"]
 split = []
@@ -104,7 +105,7 @@ for j in rows:
     pts = cells * vel / d["P_v"] / d["P_x"]
     per = mem.get("device_persistent", 0) / pts
     lines.append(f"| {j['case'].replace('bench_', '')} | {cells} × {vel} | {d['ranks']} "
-                 f"({d['P_x']} × {d['P_v']}) | {d['B_v']} | {steps} | {sec / max(steps, 1):.4g} | "
+                 f"({d['P_x']} × {d['P_v']}, {d.get('halo', '?')}) | {d['B_v']} | {steps} | {sec / max(steps, 1):.4g} | "
                  f"{pups:.3e} | {per:.3f} | {mem.get('device_peak', 0) / 1e9:.2f} |")
     t = {k: v["max"] for k, v in j["wall_time_s"].items()}
     keys = sorted((k for k in t if k not in ("total", "setup")), key=lambda k: -t[k])

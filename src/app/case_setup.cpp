@@ -75,6 +75,12 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     cfg.check_range("parallel.block_size", s.parallel.block_size, 1, 1024);
     s.parallel.halo =
         cfg.get_enum_or("parallel.halo", {"staged", "cuda_aware", "nccl", "auto"}, "auto");
+#if !defined(UGKS_USE_CUDA)
+    if (s.parallel.halo == "nccl" || s.parallel.halo == "cuda_aware")
+        cfg.fail("parallel.halo", "'" + s.parallel.halo +
+                                      "' needs the CUDA backend (UGKS_BACKEND=cuda); the CPU "
+                                      "backend accepts staged or auto");
+#endif
 
     s.output.directory = cfg.get_or<std::string>("output.directory", "output");
     if (s.output.directory.empty()) cfg.fail("output.directory", "must not be empty");

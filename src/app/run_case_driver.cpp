@@ -47,6 +47,11 @@ using StepSolver = UgksSolver;
 [[maybe_unused]] nlohmann::json device_memory_json(const UgksSolver&, MPI_Comm) {
     return nlohmann::json::object();
 }
+/// parallel.halo as resolved (summary.json decomposition.halo): host MPI on the CPU backend.
+[[maybe_unused]] const char* halo_mode_of(const UgksSolver&) { return "host"; }
+#if defined(UGKS_USE_CUDA)
+const char* halo_mode_of(const UgksSolverDevice& solver) { return solver.halo_mode(); }
+#endif
 #if defined(UGKS_USE_CUDA)
 nlohmann::json device_memory_json(const UgksSolverDevice& solver, MPI_Comm world) {
     const DeviceMemoryReport r = solver.memory_report();
@@ -572,7 +577,8 @@ int run_case(const CommandLine& cl) {
                                   {"P_x", layout.P_x},
                                   {"P_v", layout.P_v},
                                   {"B_v", blocks.block_size},
-                                  {"velocity_blocks", blocks.n_blocks}};
+                                  {"velocity_blocks", blocks.n_blocks},
+                                  {"halo", halo_mode_of(solver)}};
             j["mesh"] = {{"dim", mesh.dim}, {"cells", mesh.n_cells()}, {"faces", mesh.n_faces()}};
             j["velocity"] = {{"type", vel.kind}, {"dim", vel.dim}, {"points", vel.size()}};
             j["steps"] = solver.step_count();

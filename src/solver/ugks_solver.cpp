@@ -10,6 +10,7 @@
 #include "cpu_kernels.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/timer.hpp"
+#include "ugks/solver/raw_moments.hpp"
 
 namespace ugks {
 namespace {
@@ -708,24 +709,8 @@ void UgksSolver::stage2_and_moments(double dt) {
         MPI_Allreduce(MPI_IN_PLACE, mom.data(), static_cast<int>(mom.size()), MPI_DOUBLE, MPI_SUM,
                       m_layout.comm_v);
     }
-    for (index_t i = 0; i < m_no; ++i) {
-        const double* M = &mom[17 * i];
-        const phys::Prim& p = m_prim[i];
-        const double M2[9] = {M[4], M[5], M[6], M[5], M[7], M[8], M[6], M[8], M[9]};
-        phys::heat_flux_from_raw(p.U, M[0], &M[1], M2, &M[10], M[13], &M[14], &m_q[3 * i]);
-        const double pr = p.rho / (2.0 * p.lambda);
-        const int idx[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
-        for (int k = 0; k < 6; ++k) {
-            const int a = idx[k][0], c = idx[k][1];
-            if (a >= m_gas.D || c >= m_gas.D) {
-                m_stress[6 * i + k] = 0.0;
-                continue;
-            }
-            const double Pac =
-                M2[3 * a + c] - p.U[a] * M[1 + c] - M[1 + a] * p.U[c] + M[0] * p.U[a] * p.U[c];
-            m_stress[6 * i + k] = Pac - (a == c ? pr : 0.0);
-        }
-    }
+    for (index_t i = 0; i < m_no; ++i)
+        q_stress_from_raw(&mom[17 * i], m_prim[i], m_gas.D, &m_q[3 * i], &m_stress[6 * i]);
 }
 
 StepResult UgksSolver::step() {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,85 @@
 #include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks::test {
+
+// Cases shared by the device tests (the decomposition test varies steps, limiter and B_v by
+// overrides).
+
+// Lid-driven box with a hot wall and a hot, dense block: diffuse walls incl. a moving lid, second
+// order with the Venkatakrishnan limiter, 144 velocities (half-range Gauss-Hermite).
+inline const char* const kCavityCase = R"(
+name: gpu_cavity
+gas: {Kn: 0.1, omega: 0.81, Pr: 0.6666666666666666}
+mesh:
+  source: box
+  box: {dim: 2, cells: [12, 10], lo: [0, 0], hi: [1.2, 1.0]}
+velocity: {type: half_range_gauss_hermite, counts: [12, 12]}
+boundaries:
+  xmin: {type: diffuse_wall, T: 1.0}
+  xmax: {type: diffuse_wall, T: 1.5}
+  ymin: {type: diffuse_wall, T: 1.0}
+  ymax: {type: diffuse_wall, T: 1.0, U: [0.3, 0.0]}
+initial:
+  rho: 1.0
+  U: [0.0, 0.0]
+  T: 1.0
+  regions:
+    - {lo: [0.2, 0.3], hi: [0.6, 0.8], rho: 1.5, T: 1.4, U: [0.1, -0.05]}
+numerics: {order: 2, limiter: venkatakrishnan}
+time: {steps: 20}
+parallel: {velocity_ranks: 1, block_size: 16}
+output: {directory: out_unused, every: 0}
+)";
+
+// Quarter domain with two symmetry planes, a far field and an outflow boundary.
+inline const char* const kSymmetryCase = R"(
+name: gpu_symmetry
+gas: {Kn: 0.05, omega: 0.81, Pr: 0.6666666666666666}
+mesh:
+  source: box
+  box: {dim: 2, cells: [10, 8], lo: [0, 0], hi: [1.0, 0.8]}
+velocity: {type: gauss_hermite, counts: [10, 10]}
+boundaries:
+  xmin: {type: symmetry}
+  ymin: {type: symmetry}
+  xmax: {type: far_field, rho: 1.0, U: [-0.2, 0.05], T: 1.1}
+  ymax: {type: outflow}
+initial:
+  rho: 1.0
+  U: [0.0, 0.0]
+  T: 1.0
+  regions:
+    - {lo: [-1, -1], hi: [0.4, 0.3], rho: 1.6, T: 1.3, U: [0.05, 0.02]}
+numerics: {order: 2, limiter: barth_jespersen}
+time: {steps: 20}
+parallel: {block_size: 32}
+output: {directory: out_unused, every: 0}
+)";
+
+// Couette-like channel, periodic in x (shifted geometric vectors), walls in y.
+inline const char* const kPeriodicCase = R"(
+name: gpu_periodic
+gas: {Kn: 0.1, omega: 0.81, Pr: 0.6666666666666666}
+mesh:
+  source: box
+  box: {dim: 2, cells: [12, 6], lo: [0, 0], hi: [1.2, 0.6]}
+velocity: {type: gauss_hermite, counts: [10, 10]}
+boundaries:
+  xmin: {type: periodic, partner: xmax}
+  xmax: {type: periodic, partner: xmin}
+  ymin: {type: diffuse_wall, T: 1.0}
+  ymax: {type: diffuse_wall, T: 1.2, U: [0.25, 0.0]}
+initial:
+  rho: 1.0
+  U: [0.0, 0.0]
+  T: 1.0
+  regions:
+    - {lo: [0.0, 0.1], hi: [0.3, 0.4], rho: 1.4, T: 1.2, U: [0.1, 0.05]}
+numerics: {order: 2, limiter: venkatakrishnan}
+time: {steps: 20}
+parallel: {block_size: 32}
+output: {directory: out_unused, every: 0}
+)";
 
 /// Everything a solver refers to, built as run_case does (collective over `comm`).
 struct Problem {
@@ -82,6 +162,19 @@ inline void compare_fields(const std::vector<CellField>& a, const std::vector<Ce
         EXPECT_LE(rel, tol) << what << ": field " << a[k].name << " (scale " << scale << ")";
     }
     if (worst) *worst = all;
+}
+
+/// True when every field of a and b has identical bytes (run-to-run determinism); reports the
+/// first differing field as a test failure.
+inline void expect_identical(const std::vector<CellField>& a, const std::vector<CellField>& b,
+                             const std::string& what) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        ASSERT_EQ(a[k].data.size(), b[k].data.size());
+        EXPECT_EQ(
+            0, std::memcmp(a[k].data.data(), b[k].data.data(), a[k].data.size() * sizeof(double)))
+            << what << ": field " << a[k].name << " differs between two identical runs";
+    }
 }
 
 /// True when a CUDA device is visible.

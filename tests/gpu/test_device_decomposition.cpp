@@ -15,79 +15,26 @@ namespace {
 using namespace ugks;
 using namespace ugks::test;
 
-const char* kCase = R"(
-name: gpu_decomposition
-gas: {Kn: 0.1, omega: 0.81, Pr: 0.6666666666666666}
-mesh:
-  source: box
-  box: {dim: 2, cells: [12, 10], lo: [0, 0], hi: [1.2, 1.0]}
-velocity: {type: half_range_gauss_hermite, counts: [12, 12]}
-boundaries:
-  xmin: {type: diffuse_wall, T: 1.0}
-  xmax: {type: diffuse_wall, T: 1.5}
-  ymin: {type: diffuse_wall, T: 1.0}
-  ymax: {type: diffuse_wall, T: 1.0, U: [0.3, 0.0]}
-initial:
-  rho: 1.0
-  U: [0.0, 0.0]
-  T: 1.0
-  regions:
-    - {lo: [0.2, 0.3], hi: [0.6, 0.8], rho: 1.5, T: 1.4, U: [0.1, -0.05]}
-numerics: {order: 2, limiter: venkatakrishnan}
-time: {steps: 20}
-parallel: {velocity_ranks: 1, block_size: 16}
-output: {directory: out_unused, every: 0}
-)";
+// The shared symmetry and periodic cases as this test has always run them.
+const std::vector<std::string> kSymmetryDecomp = {"numerics.limiter=venkatakrishnan",
+                                                  "time.steps=15", "parallel.block_size=8"};
+const std::vector<std::string> kPeriodicDecomp = {"time.steps=15", "parallel.block_size=16"};
 
-// A second case with symmetry planes, a far field and an outflow (mirror pairs across P_v).
-const char* kSymmetry = R"(
-name: gpu_decomposition_symmetry
-gas: {Kn: 0.05, omega: 0.81, Pr: 0.6666666666666666}
-mesh:
-  source: box
-  box: {dim: 2, cells: [10, 8], lo: [0, 0], hi: [1.0, 0.8]}
-velocity: {type: gauss_hermite, counts: [10, 10]}
-boundaries:
-  xmin: {type: symmetry}
-  ymin: {type: symmetry}
-  xmax: {type: far_field, rho: 1.0, U: [-0.2, 0.05], T: 1.1}
-  ymax: {type: outflow}
-initial:
-  rho: 1.0
-  U: [0.0, 0.0]
-  T: 1.0
-  regions:
-    - {lo: [-1, -1], hi: [0.4, 0.3], rho: 1.6, T: 1.3, U: [0.05, 0.02]}
-numerics: {order: 2, limiter: venkatakrishnan}
-time: {steps: 15}
-parallel: {block_size: 8}
-output: {directory: out_unused, every: 0}
-)";
-
-// Periodic in x: ghosts across the periodic faces and the shifted geometric vectors.
-const char* kPeriodic = R"(
-name: gpu_decomposition_periodic
-gas: {Kn: 0.1, omega: 0.81, Pr: 0.6666666666666666}
-mesh:
-  source: box
-  box: {dim: 2, cells: [12, 6], lo: [0, 0], hi: [1.2, 0.6]}
-velocity: {type: gauss_hermite, counts: [10, 10]}
-boundaries:
-  xmin: {type: periodic, partner: xmax}
-  xmax: {type: periodic, partner: xmin}
-  ymin: {type: diffuse_wall, T: 1.0}
-  ymax: {type: diffuse_wall, T: 1.2, U: [0.25, 0.0]}
-initial:
-  rho: 1.0
-  U: [0.0, 0.0]
-  T: 1.0
-  regions:
-    - {lo: [0.0, 0.1], hi: [0.3, 0.4], rho: 1.4, T: 1.2, U: [0.1, 0.05]}
-numerics: {order: 2, limiter: venkatakrishnan}
-time: {steps: 15}
-parallel: {block_size: 16}
-output: {directory: out_unused, every: 0}
-)";
+/// True when parallel.halo: nccl can run: built with NCCL and one GPU per rank of each host.
+bool nccl_usable() {
+#if defined(UGKS_HAVE_NCCL)
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int n = 1;
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    int ok = have_device() && device::device_count() >= n ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return ok != 0;
+#else
+    return false;
+#endif
+}
 
 int world_size() {
     int s = 1;
@@ -135,17 +82,63 @@ void invariance(const char* yaml, int pv, const std::vector<std::string>& extra,
                     what, world_size(), pv, worst);
 }
 
-TEST(DeviceDecomposition, VelocityRanks) { invariance(kCase, world_size(), {}, "cavity P_v = np"); }
-TEST(DeviceDecomposition, PhysicalRanks) { invariance(kCase, 1, {}, "cavity P_x = np"); }
+TEST(DeviceDecomposition, VelocityRanks) {
+    invariance(kCavityCase, world_size(), {}, "cavity P_v = np");
+}
+TEST(DeviceDecomposition, PhysicalRanks) { invariance(kCavityCase, 1, {}, "cavity P_x = np"); }
 TEST(DeviceDecomposition, SymmetryVelocityRanks) {
-    invariance(kSymmetry, world_size(), {}, "symmetry P_v = np");
+    invariance(kSymmetryCase, world_size(), kSymmetryDecomp, "symmetry P_v = np");
 }
 TEST(DeviceDecomposition, SymmetryPhysicalRanks) {
-    invariance(kSymmetry, 1, {}, "symmetry P_x = np");
+    invariance(kSymmetryCase, 1, kSymmetryDecomp, "symmetry P_x = np");
 }
 
 TEST(DeviceDecomposition, PeriodicPhysicalRanks) {
-    invariance(kPeriodic, 1, {}, "periodic P_x = np");
+    invariance(kPeriodicCase, 1, kPeriodicDecomp, "periodic P_x = np");
+}
+
+// parallel.halo explicitly: staged (host MPI) and nccl (device to device, NCCL allreduce for the
+// velocity sums; skipped unless every rank has its own GPU).
+TEST(DeviceDecomposition, StagedVelocityRanks) {
+    invariance(kCavityCase, world_size(), {"parallel.halo=staged"}, "staged cavity P_v = np");
+}
+TEST(DeviceDecomposition, StagedPhysicalRanks) {
+    invariance(kPeriodicCase, 1, {"parallel.halo=staged", "time.steps=15"},
+               "staged periodic P_x = np");
+}
+TEST(DeviceDecomposition, NcclVelocityRanks) {
+    if (!nccl_usable()) GTEST_SKIP() << "NCCL needs a build with NCCL and one GPU per rank";
+    invariance(kCavityCase, world_size(), {"parallel.halo=nccl"}, "nccl cavity P_v = np");
+}
+TEST(DeviceDecomposition, NcclPhysicalRanks) {
+    if (!nccl_usable()) GTEST_SKIP() << "NCCL needs a build with NCCL and one GPU per rank";
+    invariance(kPeriodicCase, 1, {"parallel.halo=nccl", "time.steps=15"}, "nccl periodic P_x = np");
+}
+TEST(DeviceDecomposition, NcclSymmetryPhysicalRanks) {
+    if (!nccl_usable()) GTEST_SKIP() << "NCCL needs a build with NCCL and one GPU per rank";
+    std::vector<std::string> ov = kSymmetryDecomp;
+    ov.push_back("parallel.halo=nccl");
+    invariance(kSymmetryCase, 1, ov, "nccl symmetry P_x = np");
+}
+
+/// Identical bytes in two runs on the same decomposition with NCCL halos and allreduce (P_v = np
+/// and P_x = np): NCCL's ring reduction has a fixed order for a fixed communicator and size.
+TEST(DeviceDecomposition, NcclRunTwiceGivesIdenticalBytes) {
+    if (!nccl_usable()) GTEST_SKIP() << "NCCL needs a build with NCCL and one GPU per rank";
+    for (int pv : {world_size(), 1}) {
+        auto P = make_problem(
+            kCavityCase, {"parallel.halo=nccl", "parallel.velocity_ranks=" + std::to_string(pv)},
+            MPI_COMM_WORLD);
+        std::vector<std::vector<CellField>> out;
+        for (int run = 0; run < 2; ++run) {
+            UgksSolverDevice gpu(P->setup, P->local, P->layout, P->vel, P->blocks);
+            EXPECT_STREQ(gpu.halo_mode(), "nccl");
+            gpu.initialize();
+            for (int n = 0; n < 10; ++n) ASSERT_FALSE(gpu.step().failed);
+            out.push_back(gpu.fields());
+        }
+        expect_identical(out[0], out[1], "nccl P_v = " + std::to_string(pv));
+    }
 }
 
 }  // namespace

@@ -28,10 +28,11 @@ struct DeviceMemoryReport {
 /// The same discrete scheme as UgksSolver (which is its specification; fields agree to round-off),
 /// with every per-step array resident on the bound GPU: h (and b) per block [block][cell][B], W,
 /// gradients, primitive states, face coefficients and accumulators. The velocity-block sweep runs
-/// on a compute stream; halos of f_m and grad f_m are staged through pinned host buffers
-/// (HaloExchange) on a communication stream, the halo of block m+1's distributions overlapping
-/// block m's flux and update kernels. Velocity sums are reduced on the GPU in a fixed order, then
-/// over the velocity communicator with MPI_Allreduce (deterministic: identical bytes run to run).
+/// on a compute stream; halos of f_m and grad f_m go over a communication stream (parallel.halo:
+/// staged through pinned host buffers, device pointers to a CUDA-aware MPI, or NCCL send/recv),
+/// the halo of block m+1's distributions overlapping block m's flux and update kernels. Velocity
+/// sums are reduced on the GPU in a fixed order, then over the velocity communicator (MPI_Allreduce
+/// or ncclAllReduce; deterministic: identical bytes run to run).
 /// Same public interface as UgksSolver. A device fault reports the kernel and aborts every rank.
 class UgksSolverDevice {
 public:
@@ -56,6 +57,9 @@ public:
     long step_count() const;
     double time() const;
     const phys::GasParams& gas() const;
+    /// The halo and velocity-sum transport in use (parallel.halo resolved): staged, cuda_aware or
+    /// nccl.
+    const char* halo_mode() const;
 
     /// Host copy of the resumable state for a checkpoint, as UgksSolver::state_export.
     SolverState state_export() const;

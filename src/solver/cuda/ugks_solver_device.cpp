@@ -23,7 +23,14 @@
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
+#include <mpi.h>
 #include <nvtx3/nvToolsExt.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_Query_cuda_support (OpenMPI)
+#endif
+#if defined(UGKS_HAVE_NCCL)
+#include <nccl.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -34,9 +41,11 @@
 #include <type_traits>
 
 #include "ugks/core/error.hpp"
+#include "ugks/core/log.hpp"
 #include "ugks/core/timer.hpp"
 #include "ugks/device/array.hpp"
 #include "ugks/device/cuda_check.hpp"
+#include "ugks/solver/raw_moments.hpp"
 
 namespace ugks {
 namespace {
@@ -513,8 +522,10 @@ __global__ void k_grad_block(Ctx C, int m) {
 /// shuffle tree, then the warps in order) and added once to the face accumulator. D (velocity
 /// dimension) and HB (b stored) are compile-time: phys::micro_flux_H's operations without the
 /// terms that are identically zero.
-template <int D, bool HB>
-__global__ void __launch_bounds__(kMaxGroup) k_flux(Ctx C, int m, double dt) {
+/// MINB: minimum resident 256-thread blocks per SM asked of the compiler (register cap 65536 /
+/// (256 MINB); experiment knob UGKS_FLUX_MINB for the monatomic 3D kernel).
+template <int D, bool HB, int MINB = 1>
+__global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double dt) {
     __shared__ double s_part[5 * (kMaxGroup / 32)];
     __shared__ double s_fc[sizeof(phys::FaceCoeffs) / sizeof(double)];
     const index_t f = blockIdx.x;
@@ -809,22 +820,7 @@ __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
 __global__ void k_q_stress(Ctx C) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    const double* M = &C.mom[17 * i];
-    const phys::Prim& p = C.prim[i];
-    const double M2[9] = {M[4], M[5], M[6], M[5], M[7], M[8], M[6], M[8], M[9]};
-    phys::heat_flux_from_raw(p.U, M[0], &M[1], M2, &M[10], M[13], &M[14], &C.q[3 * i]);
-    const double pr = p.rho / (2.0 * p.lambda);
-    const int idx[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
-    for (int k = 0; k < 6; ++k) {
-        const int a = idx[k][0], c = idx[k][1];
-        if (a >= C.gas.D || c >= C.gas.D) {
-            C.stress[6 * i + k] = 0.0;
-            continue;
-        }
-        const double Pac =
-            M2[3 * a + c] - p.U[a] * M[1 + c] - M[1 + a] * p.U[c] + M[0] * p.U[a] * p.U[c];
-        C.stress[6 * i + k] = Pac - (a == c ? pr : 0.0);
-    }
+    q_stress_from_raw(&C.mom[17 * i], C.prim[i], C.gas.D, &C.q[3 * i], &C.stress[6 * i]);
 }
 
 /// Face flux of listed faces (walls: F = Facc), 5 per face.
@@ -853,29 +849,45 @@ __global__ void k_reduce_cols(const double* in, index_t n, int k, int op, double
     }
 }
 
-/// Halo rows: pack owned rows of a (and b) into out[row][wa (+ wa)], or unpack the reverse.
-__global__ void k_pack(const double* a, const double* b, int wa, const index_t* cells, index_t n,
-                       double* out) {
-    const int w = b ? 2 * wa : wa;
-    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    if (k >= n * w) return;
-    const index_t r = k / w;
-    const int c = static_cast<int>(k % w);
+/// Halo rows: pack owned rows of a (and b) into out[row][w] (w = wa, or 2 wa with b), or unpack
+/// the reverse. threadIdx.x runs over a row's columns (coalesced reads and writes), threadIdx.y
+/// over rows; each row's cell index is read once (no index division).
+__global__ void k_pack(const double* __restrict__ a, const double* __restrict__ b, int wa,
+                       const index_t* __restrict__ cells, index_t n, double* __restrict__ out) {
+    const index_t r = blockIdx.x * static_cast<index_t>(blockDim.y) + threadIdx.y;
+    if (r >= n) return;
     const index_t cell = cells[r];
-    out[k] = c < wa ? a[cell * wa + c] : b[cell * wa + c - wa];
+    double* o = out + r * (b ? 2 * wa : wa);
+    const double* sa = a + cell * wa;
+    for (int c = threadIdx.x; c < wa; c += blockDim.x) o[c] = sa[c];
+    if (b) {
+        const double* sb = b + cell * wa;
+        for (int c = threadIdx.x; c < wa; c += blockDim.x) o[wa + c] = sb[c];
+    }
 }
-__global__ void k_unpack(double* a, double* b, int wa, const index_t* cells, index_t n,
-                         const double* in) {
-    const int w = b ? 2 * wa : wa;
-    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    if (k >= n * w) return;
-    const index_t r = k / w;
-    const int c = static_cast<int>(k % w);
+__global__ void k_unpack(double* __restrict__ a, double* __restrict__ b, int wa,
+                         const index_t* __restrict__ cells, index_t n,
+                         const double* __restrict__ in) {
+    const index_t r = blockIdx.x * static_cast<index_t>(blockDim.y) + threadIdx.y;
+    if (r >= n) return;
     const index_t cell = cells[r];
-    if (c < wa)
-        a[cell * wa + c] = in[k];
-    else
-        b[cell * wa + c - wa] = in[k];
+    const double* s = in + r * (b ? 2 * wa : wa);
+    double* da = a + cell * wa;
+    for (int c = threadIdx.x; c < wa; c += blockDim.x) da[c] = s[c];
+    if (b) {
+        double* db = b + cell * wa;
+        for (int c = threadIdx.x; c < wa; c += blockDim.x) db[c] = s[wa + c];
+    }
+}
+/// Thread block of the row kernels for row width wa: x covers the row (a multiple of 32, at most
+/// 256), y = rows per block (256 threads in all).
+dim3 row_block(int wa) {
+    int x = 32;
+    while (x < wa && x < 256) x *= 2;
+    return dim3(static_cast<unsigned>(x), static_cast<unsigned>(std::max(1, 256 / x)));
+}
+unsigned grid_rows(index_t n, dim3 tb) {
+    return static_cast<unsigned>(std::max<index_t>(1, (n + tb.y - 1) / tb.y));
 }
 
 unsigned grid_for(index_t n, int threads = kThreads) {
@@ -890,6 +902,106 @@ int group_size(int B) {
 
 int limiter_code(const std::string& s) {
     return s == "venkatakrishnan" ? 0 : s == "barth_jespersen" ? 1 : 2;
+}
+
+// ---- halo and reduction transport (parallel.halo) --------------------------------------------
+
+enum class HaloMode { staged, cuda_aware, nccl };
+
+const char* halo_name(HaloMode m) {
+    return m == HaloMode::staged ? "staged" : m == HaloMode::cuda_aware ? "cuda_aware" : "nccl";
+}
+
+#if defined(UGKS_HAVE_NCCL)
+using NcclComm = ncclComm_t;
+#define UGKS_NCCL_CHECK(call)                                                                      \
+    do {                                                                                           \
+        const ncclResult_t ugks_r_ = (call);                                                       \
+        if (ugks_r_ != ncclSuccess)                                                                \
+            ::ugks::detail::internal_fail(                                                         \
+                fmt::format("NCCL error in {}: {}", #call, ncclGetErrorString(ugks_r_)), __FILE__, \
+                __LINE__);                                                                         \
+    } while (0)
+/// NCCL communicator over the ranks of c, rank numbers as in c (null for a single rank).
+NcclComm make_nccl(MPI_Comm c) {
+    int size = 1, rank = 0;
+    MPI_Comm_size(c, &size);
+    MPI_Comm_rank(c, &rank);
+    if (size <= 1) return nullptr;
+    ncclUniqueId id;
+    if (rank == 0) UGKS_NCCL_CHECK(ncclGetUniqueId(&id));
+    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, c);
+    NcclComm nc = nullptr;
+    UGKS_NCCL_CHECK(ncclCommInitRank(&nc, size, id, rank));
+    return nc;
+}
+#else
+using NcclComm = void*;
+#endif
+
+/// True when the MPI library reports CUDA support at run time (MPIX_Query_cuda_support).
+bool mpi_cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+    return MPIX_Query_cuda_support() == 1;
+#else
+    return false;
+#endif
+}
+
+/// True when no two ranks of comm share a GPU (host name + PCI bus id; collective).
+bool distinct_gpus(MPI_Comm comm) {
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    if (size <= 1) return true;
+    constexpr int kLen = MPI_MAX_PROCESSOR_NAME + 64;
+    std::vector<char> key(kLen, 0), all(static_cast<std::size_t>(kLen) * size, 0);
+    int dev = 0, len = 0;
+    UGKS_CUDA_CHECK(cudaGetDevice(&dev));
+    MPI_Get_processor_name(key.data(), &len);
+    key[len] = '/';
+    UGKS_CUDA_CHECK(cudaDeviceGetPCIBusId(key.data() + len + 1, 60, dev));
+    MPI_Allgather(key.data(), kLen, MPI_CHAR, all.data(), kLen, MPI_CHAR, comm);
+    std::vector<std::string> ids;
+    for (int r = 0; r < size; ++r)
+        ids.emplace_back(all.data() + static_cast<std::size_t>(r) * kLen);
+    std::sort(ids.begin(), ids.end());
+    return std::adjacent_find(ids.begin(), ids.end()) == ids.end();
+}
+
+/// parallel.halo resolved (the same on every rank of world; collective): auto takes cuda_aware when
+/// the MPI library reports CUDA support, else nccl when built with NCCL and every rank has its own
+/// GPU, else staged. An explicit choice that cannot work is an input error (exit 2).
+HaloMode resolve_halo(const std::string& req, MPI_Comm world) {
+    const bool aware = mpi_cuda_aware();
+#if defined(UGKS_HAVE_NCCL)
+    const bool built = true;
+#else
+    const bool built = false;
+#endif
+    const bool distinct = distinct_gpus(world);
+    if (req == "staged") return HaloMode::staged;
+    if (req == "cuda_aware") {
+        if (!aware)
+            throw InputError(
+                "parallel.halo: cuda_aware, but the MPI library does not report CUDA support "
+                "(MPIX_Query_cuda_support); use nccl, staged or auto");
+        return HaloMode::cuda_aware;
+    }
+    if (req == "nccl") {
+        if (!built)
+            throw InputError(
+                "parallel.halo: nccl, but this build has no NCCL (nccl.h and libnccl were not "
+                "found "
+                "when configuring; set NCCL_HOME and reconfigure); use staged or auto");
+        if (!distinct)
+            throw InputError(
+                "parallel.halo: nccl needs one GPU per rank (two ranks share a GPU here); use "
+                "staged or auto");
+        return HaloMode::nccl;
+    }
+    if (aware) return HaloMode::cuda_aware;
+    if (built && distinct) return HaloMode::nccl;
+    return HaloMode::staged;
 }
 
 }  // namespace
@@ -996,30 +1108,51 @@ void dispatch(int D, bool store_b, F&& f) {
 
 // ---- implementation object -------------------------------------------------------------------
 
-/// Halo exchange of device cell arrays staged through pinned host buffers: the owned rows to send
-/// are packed on the device, copied to pinned memory, exchanged by a HaloExchange over a compact
-/// pattern (send rows first, then receive rows), copied back and scattered into the ghost rows.
+/// Halo exchange of device cell arrays (parallel.halo). The owned rows to send are packed on the
+/// device into one buffer (per neighbour in pattern order), moved to the neighbours and scattered
+/// from the receive buffer into the ghost rows:
+///   staged      pack, D2H into pinned memory, HaloExchange (MPI over a compact pattern: send rows
+///               first, then receive rows), H2D, unpack; the host waits for the pack;
+///   cuda_aware  pack, the host waits for it, MPI_Isend/Irecv of the device buffers, unpack;
+///   nccl        pack, ncclSend/ncclRecv per neighbour in one ncclGroupStart/End, unpack: all on
+///   the
+///               stream, no host wait.
 class DeviceHalo {
 public:
     DeviceHalo() = default;
-    DeviceHalo(MPI_Comm comm, const HaloPattern& pat, int max_width, const std::string& label) {
-        HaloPattern compact;
-        compact.neighbours = pat.neighbours;
+    DeviceHalo(MPI_Comm comm, const HaloPattern& pat, int max_width, const std::string& label,
+               HaloMode mode, NcclComm nccl)
+        : m_mode(mode), m_nccl(nccl) {
         std::vector<index_t> send, recv;
         for (const auto& l : pat.send_cells) send.insert(send.end(), l.begin(), l.end());
         for (const auto& l : pat.recv_cells) recv.insert(recv.end(), l.begin(), l.end());
         m_nsend = static_cast<index_t>(send.size());
         m_nrecv = static_cast<index_t>(recv.size());
-        index_t r = 0;
-        for (const auto& l : pat.send_cells) {
-            compact.send_cells.emplace_back();
-            for (std::size_t k = 0; k < l.size(); ++k) compact.send_cells.back().push_back(r++);
+        m_nbr = pat.neighbours;
+        index_t so = 0, ro = 0;
+        for (std::size_t k = 0; k < pat.neighbours.size(); ++k) {
+            const index_t ns = static_cast<index_t>(pat.send_cells[k].size());
+            const index_t nr = static_cast<index_t>(pat.recv_cells[k].size());
+            m_seg.push_back({so, ns, ro, nr});
+            so += ns;
+            ro += nr;
         }
-        for (const auto& l : pat.recv_cells) {
-            compact.recv_cells.emplace_back();
-            for (std::size_t k = 0; k < l.size(); ++k) compact.recv_cells.back().push_back(r++);
+        if (mode == HaloMode::staged) {
+            HaloPattern compact;
+            compact.neighbours = pat.neighbours;
+            index_t r = 0;
+            for (const auto& l : pat.send_cells) {
+                compact.send_cells.emplace_back();
+                for (std::size_t k = 0; k < l.size(); ++k) compact.send_cells.back().push_back(r++);
+            }
+            for (const auto& l : pat.recv_cells) {
+                compact.recv_cells.emplace_back();
+                for (std::size_t k = 0; k < l.size(); ++k) compact.recv_cells.back().push_back(r++);
+            }
+            m_halo = HaloExchange(comm, compact);  // collective over comm
+        } else if (mode == HaloMode::cuda_aware) {
+            MPI_Comm_dup(comm, &m_comm);  // collective over comm
         }
-        m_halo = HaloExchange(comm, compact);  // collective over comm
         m_active = m_nsend + m_nrecv > 0;
         if (!m_active) return;
         m_send_cells = DeviceArray<index_t>(label + ":send_cells", m_nsend);
@@ -1029,18 +1162,25 @@ public:
         m_dsend = DeviceArray<double>("work:" + label + ":send", m_nsend * max_width);
         m_drecv = DeviceArray<double>("work:" + label + ":recv", m_nrecv * max_width);
         m_max_width = max_width;
-        UGKS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&m_host),
-                                       sizeof(double) * (m_nsend + m_nrecv) * max_width));
+        if (mode == HaloMode::staged)
+            UGKS_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&m_host),
+                                           sizeof(double) * (m_nsend + m_nrecv) * max_width));
         UGKS_CUDA_CHECK(cudaEventCreateWithFlags(&m_packed, cudaEventDisableTiming));
     }
     ~DeviceHalo() {
         if (m_host) cudaFreeHost(m_host);
         if (m_packed) cudaEventDestroy(m_packed);
+        if (m_comm != MPI_COMM_NULL) MPI_Comm_free(&m_comm);
     }
     DeviceHalo(const DeviceHalo&) = delete;
     DeviceHalo& operator=(const DeviceHalo&) = delete;
     DeviceHalo& operator=(DeviceHalo&& o) noexcept {
+        std::swap(m_mode, o.m_mode);
+        std::swap(m_nccl, o.m_nccl);
+        std::swap(m_comm, o.m_comm);
         std::swap(m_halo, o.m_halo);
+        std::swap(m_nbr, o.m_nbr);
+        std::swap(m_seg, o.m_seg);
         std::swap(m_send_cells, o.m_send_cells);
         std::swap(m_recv_cells, o.m_recv_cells);
         std::swap(m_dsend, o.m_dsend);
@@ -1062,7 +1202,8 @@ public:
         return sizeof(double) * static_cast<std::size_t>(m_nsend + m_nrecv) * m_max_width;
     }
 
-    /// Pack the owned rows of a (and b), width wa each, and copy them to pinned memory, on stream.
+    /// Pack the owned rows of a (and b), width wa each, on stream (staged: and copy them to pinned
+    /// memory).
     void start(cudaStream_t st, const double* a, const double* b, int wa, std::string& last) {
         if (!m_active) return;
         const int w = b ? 2 * wa : wa;
@@ -1070,41 +1211,82 @@ public:
         m_width = w;
         if (m_nsend > 0) {
             const int t0 = m_et ? m_et->begin(st) : -1;
-            k_pack<<<grid_for(m_nsend * w), kThreads, 0, st>>>(a, b, wa, m_send_cells.data(),
-                                                               m_nsend, m_dsend.data());
+            const dim3 tb = row_block(wa);
+            k_pack<<<grid_rows(m_nsend, tb), tb, 0, st>>>(a, b, wa, m_send_cells.data(), m_nsend,
+                                                          m_dsend.data());
             check_launch("k_pack", last);
             if (m_et) m_et->end(t0, "k_pack", st);
-            const int t1 = m_et ? m_et->begin(st) : -1;
-            UGKS_CUDA_CHECK(cudaMemcpyAsync(m_host, m_dsend.data(), sizeof(double) * m_nsend * w,
-                                            cudaMemcpyDeviceToHost, st));
-            if (m_et) m_et->end(t1, "d2h", st);
+            if (m_mode == HaloMode::staged) {
+                const int t1 = m_et ? m_et->begin(st) : -1;
+                UGKS_CUDA_CHECK(cudaMemcpyAsync(m_host, m_dsend.data(),
+                                                sizeof(double) * m_nsend * w,
+                                                cudaMemcpyDeviceToHost, st));
+                if (m_et) m_et->end(t1, "d2h", st);
+            }
         }
-        UGKS_CUDA_CHECK(cudaEventRecord(m_packed, st));
+        if (m_mode != HaloMode::nccl) UGKS_CUDA_CHECK(cudaEventRecord(m_packed, st));
     }
-    /// Wait for the packed rows, exchange them over MPI, copy the received rows back and scatter
-    /// them into the ghost rows of a (and b), on stream (asynchronous after the MPI part).
+    /// Exchange the packed rows and scatter the received rows into the ghost rows of a (and b),
+    /// on stream (staged, cuda_aware: the host waits for the pack and does the MPI part; nccl:
+    /// enqueued only).
     void finish(cudaStream_t st, double* a, double* b, int wa, std::string& last) {
         if (!m_active) return;
         const int w = m_width;
-        {
+        if (m_mode != HaloMode::nccl) {
             ScopedTimer t("halo_pack_wait");
             const cudaError_t e = cudaEventSynchronize(m_packed);
             if (e != cudaSuccess) fault(e, "halo pack", last);
         }
-        {
+        if (m_mode == HaloMode::staged) {
+            {
+                ScopedTimer t("mpi_halo");
+                m_halo.begin(m_host, w);
+                m_halo.end(m_host);
+            }
+            if (m_nrecv > 0) {
+                const int t0 = m_et ? m_et->begin(st) : -1;
+                UGKS_CUDA_CHECK(cudaMemcpyAsync(m_drecv.data(), m_host + m_nsend * w,
+                                                sizeof(double) * m_nrecv * w,
+                                                cudaMemcpyHostToDevice, st));
+                if (m_et) m_et->end(t0, "h2d", st);
+            }
+        } else if (m_mode == HaloMode::cuda_aware) {
             ScopedTimer t("mpi_halo");
-            m_halo.begin(m_host, w);
-            m_halo.end(m_host);
+            std::vector<MPI_Request> req;
+            for (std::size_t k = 0; k < m_nbr.size(); ++k) {
+                req.emplace_back();
+                MPI_Irecv(m_drecv.data() + m_seg[k].ro * w, static_cast<int>(m_seg[k].nr * w),
+                          MPI_DOUBLE, m_nbr[k], 0, m_comm, &req.back());
+            }
+            for (std::size_t k = 0; k < m_nbr.size(); ++k) {
+                req.emplace_back();
+                MPI_Isend(m_dsend.data() + m_seg[k].so * w, static_cast<int>(m_seg[k].ns * w),
+                          MPI_DOUBLE, m_nbr[k], 0, m_comm, &req.back());
+            }
+            MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+        } else {
+#if defined(UGKS_HAVE_NCCL)
+            const int t0 = m_et ? m_et->begin(st) : -1;
+            UGKS_NCCL_CHECK(ncclGroupStart());
+            for (std::size_t k = 0; k < m_nbr.size(); ++k) {
+                if (m_seg[k].nr > 0)
+                    UGKS_NCCL_CHECK(ncclRecv(m_drecv.data() + m_seg[k].ro * w,
+                                             static_cast<std::size_t>(m_seg[k].nr * w), ncclDouble,
+                                             m_nbr[k], m_nccl, st));
+                if (m_seg[k].ns > 0)
+                    UGKS_NCCL_CHECK(ncclSend(m_dsend.data() + m_seg[k].so * w,
+                                             static_cast<std::size_t>(m_seg[k].ns * w), ncclDouble,
+                                             m_nbr[k], m_nccl, st));
+            }
+            UGKS_NCCL_CHECK(ncclGroupEnd());
+            if (m_et) m_et->end(t0, "nccl_halo", st);
+#endif
         }
         if (m_nrecv > 0) {
-            const int t0 = m_et ? m_et->begin(st) : -1;
-            UGKS_CUDA_CHECK(cudaMemcpyAsync(m_drecv.data(), m_host + m_nsend * w,
-                                            sizeof(double) * m_nrecv * w, cudaMemcpyHostToDevice,
-                                            st));
-            if (m_et) m_et->end(t0, "h2d", st);
             const int t1 = m_et ? m_et->begin(st) : -1;
-            k_unpack<<<grid_for(m_nrecv * w), kThreads, 0, st>>>(a, b, wa, m_recv_cells.data(),
-                                                                 m_nrecv, m_drecv.data());
+            const dim3 tb = row_block(wa);
+            k_unpack<<<grid_rows(m_nrecv, tb), tb, 0, st>>>(a, b, wa, m_recv_cells.data(), m_nrecv,
+                                                            m_drecv.data());
             check_launch("k_unpack", last);
             if (m_et) m_et->end(t1, "k_unpack", st);
         }
@@ -1130,7 +1312,15 @@ public:
     }
 
 private:
-    HaloExchange m_halo;
+    struct Segment {
+        index_t so, ns, ro, nr;  ///< send/receive row offset and count of one neighbour
+    };
+    HaloMode m_mode = HaloMode::staged;
+    NcclComm m_nccl = nullptr;
+    MPI_Comm m_comm = MPI_COMM_NULL;  ///< cuda_aware: private duplicate of the halo communicator
+    HaloExchange m_halo;              ///< staged
+    std::vector<int> m_nbr;
+    std::vector<Segment> m_seg;
     DeviceArray<index_t> m_send_cells, m_recv_cells;
     DeviceArray<double> m_dsend, m_drecv;
     double* m_host = nullptr;
@@ -1170,6 +1360,9 @@ struct UgksSolverDevice::Impl {
     DeviceArray<double> d_gh, d_gb, d_phi_h, d_phi_b;
 
     DeviceHalo halo_f, halo_g;
+    HaloMode halo_mode = HaloMode::staged;
+    int flux_minb = 1;  ///< UGKS_FLUX_MINB (1, 3, 4): __launch_bounds__ variant of k_flux
+    NcclComm nccl_x = nullptr, nccl_v = nullptr;  ///< nccl: over comm_x (halos), comm_v (sums)
     EventTimers et;
     cudaStream_t compute = nullptr, comm = nullptr;
     cudaEvent_t ev_state = nullptr, ev_f = nullptr, ev_g = nullptr, ev_gh = nullptr;
@@ -1191,6 +1384,11 @@ struct UgksSolverDevice::Impl {
           S(make_solver_static(s, l, lay, grid, blk)) {}
 
     ~Impl() {
+#if defined(UGKS_HAVE_NCCL)
+        if (nccl_x || nccl_v) cudaDeviceSynchronize();
+        if (nccl_x) ncclCommDestroy(nccl_x);
+        if (nccl_v) ncclCommDestroy(nccl_v);
+#endif
         if (compute) cudaStreamDestroy(compute);
         if (comm) cudaStreamDestroy(comm);
         for (cudaEvent_t e : {ev_state, ev_f, ev_g, ev_gh})
@@ -1245,8 +1443,21 @@ void UgksSolverDevice::Impl::setup_all() {
     gas.omega = setup.gas.omega;
     const std::size_t tally0 = memory_tally().current;
 
-    UGKS_CUDA_CHECK(cudaStreamCreateWithFlags(&compute, cudaStreamDefault));
-    UGKS_CUDA_CHECK(cudaStreamCreateWithFlags(&comm, cudaStreamDefault));
+    // The communication stream at the highest priority: its small pack/unpack (and NCCL) kernels
+    // are scheduled ahead of the waiting blocks of the flux kernel.
+    int prio_lo = 0, prio_hi = 0;
+    UGKS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&prio_lo, &prio_hi));
+    UGKS_CUDA_CHECK(cudaStreamCreateWithPriority(&compute, cudaStreamDefault, prio_lo));
+    UGKS_CUDA_CHECK(cudaStreamCreateWithPriority(&comm, cudaStreamDefault, prio_hi));
+    halo_mode = resolve_halo(setup.parallel.halo, layout.world);
+    if (const char* e = std::getenv("UGKS_FLUX_MINB")) flux_minb = std::atoi(e);
+    log::info("parallel.halo: {} (requested {})", halo_name(halo_mode), setup.parallel.halo);
+#if defined(UGKS_HAVE_NCCL)
+    if (halo_mode == HaloMode::nccl) {
+        nccl_x = make_nccl(layout.comm_x);
+        nccl_v = make_nccl(layout.comm_v);
+    }
+#endif
     for (cudaEvent_t* e : {&ev_state, &ev_f, &ev_g, &ev_gh})
         UGKS_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
 
@@ -1367,8 +1578,9 @@ void UgksSolverDevice::Impl::setup_all() {
     d_phi_h = alloc<double>("work:phi_h", nf * B);
     if (S.store_b) d_phi_b = alloc<double>("work:phi_b", nf * B);
     const int fb = S.store_b ? 2 : 1;
-    halo_f = DeviceHalo(layout.comm_x, local.halo, fb * B, "halo_f");
-    halo_g = DeviceHalo(layout.comm_x, local.halo, std::max(15, 3 * fb * B), "halo_g");
+    halo_f = DeviceHalo(layout.comm_x, local.halo, fb * B, "halo_f", halo_mode, nccl_x);
+    halo_g = DeviceHalo(layout.comm_x, local.halo, std::max(15, 3 * fb * B), "halo_g", halo_mode,
+                        nccl_x);
     bytes_work = memory_tally().current - tally1;
     halo_f.set_timers(&et);
     halo_g.set_timers(&et);
@@ -1449,6 +1661,24 @@ void UgksSolverDevice::Impl::macro_halo(double* a, int width) {
 
 void UgksSolverDevice::Impl::allreduce_v(DeviceArray<double>& a, index_t n) {
     if (layout.P_v <= 1 || n == 0) return;
+#if defined(UGKS_HAVE_NCCL)
+    if (nccl_v) {
+        // Device to device on the compute stream. NCCL's reduction order is fixed for a fixed
+        // communicator, message size and algorithm: identical bytes run to run.
+        const int t0 = et.begin(compute);
+        UGKS_NCCL_CHECK(ncclAllReduce(a.data(), a.data(), static_cast<std::size_t>(n), ncclDouble,
+                                      ncclSum, nccl_v, compute));
+        et.end(t0, "nccl_allreduce", compute);
+        return;
+    }
+#endif
+    if (halo_mode == HaloMode::cuda_aware) {
+        sync(compute, "before a velocity reduction");
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, a.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM,
+                      layout.comm_v);
+        return;
+    }
     std::vector<double> host(static_cast<std::size_t>(n));
     sync(compute, "before a velocity reduction");
     {
@@ -1525,11 +1755,17 @@ void UgksSolverDevice::Impl::wall_densities() {
             (*this), "k_wall_sums", compute,
             k_wall_sums<<<static_cast<unsigned>(nw), group, 2 * group * sizeof(double), compute>>>(
                 C, d_wall_faces.data(), nw, d_wall_vals.data()));
+#if defined(UGKS_HAVE_NCCL)
+        if (nccl_v)  // the same wall faces on every rank of comm_v
+            UGKS_NCCL_CHECK(ncclAllReduce(d_wall_vals.data(), d_wall_vals.data(),
+                                          static_cast<std::size_t>(2 * nw), ncclDouble, ncclSum,
+                                          nccl_v, compute));
+#endif
         UGKS_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d_wall_vals.data(), sizeof(double) * 2 * nw,
                                         cudaMemcpyDeviceToHost, compute));
         sync(compute, "wall sums");
     }
-    {
+    if (!nccl_v) {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM,
                       layout.comm_v);
@@ -1602,9 +1838,23 @@ void UgksSolverDevice::Impl::sweep(double dt) {
         }
         if (S.nf > 0) {
             dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+                constexpr int D = decltype(d)::value;
+                constexpr bool HB = decltype(hb_)::value;
+                const unsigned nfu = static_cast<unsigned>(S.nf);
+                if constexpr (D == 3 && !HB) {
+                    if (flux_minb == 3) {
+                        UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                          k_flux<D, HB, 3><<<nfu, group, 0, compute>>>(C, m, dt));
+                        return;
+                    }
+                    if (flux_minb == 4) {
+                        UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                          k_flux<D, HB, 4><<<nfu, group, 0, compute>>>(C, m, dt));
+                        return;
+                    }
+                }
                 UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                  k_flux<decltype(d)::value, decltype(hb_)::value>
-                                  <<<static_cast<unsigned>(S.nf), group, 0, compute>>>(C, m, dt));
+                                  k_flux<D, HB><<<nfu, group, 0, compute>>>(C, m, dt));
             });
         }
         if (S.no > 0) {
@@ -1840,6 +2090,7 @@ std::array<double, 5> UgksSolverDevice::totals() const {
 long UgksSolverDevice::step_count() const { return m->step_no; }
 double UgksSolverDevice::time() const { return m->time; }
 const phys::GasParams& UgksSolverDevice::gas() const { return m->gas; }
+const char* UgksSolverDevice::halo_mode() const { return halo_name(m->halo_mode); }
 
 DeviceMemoryReport UgksSolverDevice::memory_report() const {
     DeviceMemoryReport r;
