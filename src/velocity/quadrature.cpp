@@ -227,8 +227,13 @@ void newton_cotes_1d(int n, double lo, double hi, std::vector<double>& x, std::v
     const double h = (hi - lo) / (n - 1);
     x.resize(n);
     w.resize(n);
+    // x_i = mid + half s_i with s_i = (2i - (n-1)) / (n-1): s_i is exactly antisymmetric, so a
+    // range symmetric about 0 gives exactly mirrored nodes and an exact 0 in the middle, whether or
+    // not the compiler fuses the multiply-add (it does under -march=native).
+    const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
     for (int i = 0; i < n; ++i) {
-        x[i] = (i == n - 1) ? hi : lo + i * h;
+        const double s = static_cast<double>(2 * i - (n - 1)) / (n - 1);
+        x[i] = i == 0 ? lo : (i == n - 1 ? hi : mid + half * s);
         double c;
         if (i == 0 || i == n - 1)
             c = 14;
