@@ -86,6 +86,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     if (s.output.directory.empty()) cfg.fail("output.directory", "must not be empty");
     s.output.every = cfg.get_or<long>("output.every", 0);
     cfg.check_range("output.every", static_cast<double>(s.output.every), 0, 1e15);
+    s.output.progress_seconds = cfg.get_or<double>("output.progress_seconds", 10.0);
+    cfg.check_range("output.progress_seconds", s.output.progress_seconds, 0, 1e9);
     const std::size_t np = cfg.sequence_size("output.probes");
     if (cfg.has("output.probes") && !cfg.is_sequence("output.probes"))
         cfg.fail("output.probes", "expected a list of {name, from, to, points}");

@@ -220,6 +220,48 @@ SurfaceReference surface_reference(const CaseSetup& s) {
     return ref;
 }
 
+/// "1h02m", "3m05s", "12.3s".
+std::string format_duration(double s) {
+    if (!(s < 1e9)) return "?";
+    if (s < 60) return fmt::format("{:.1f}s", s);
+    const long t = static_cast<long>(s + 0.5);
+    if (t < 3600) return fmt::format("{}m{:02d}s", t / 60, static_cast<int>(t % 60));
+    return fmt::format("{}h{:02d}m", t / 3600, static_cast<int>((t % 3600) / 60));
+}
+
+/// The progress line of the time loop (rank 0): at the first step, then at most every
+/// output.progress_seconds of wall time, and at the last step of time.steps. Shows the wall time
+/// per step since the loop began and the time left, bounded by time.steps and time.end_time
+/// ("<=" when a steady tolerance may stop the run earlier).
+class ProgressLine {
+public:
+    ProgressLine(const CaseSetup& s, long first_step)
+        : m_s(s), m_first(first_step), m_start(std::chrono::steady_clock::now()), m_last(m_start) {}
+    void line(long step, double time, const StepResult& r) {
+        const auto now = std::chrono::steady_clock::now();
+        const double since = std::chrono::duration<double>(now - m_last).count();
+        const bool last = step >= m_s.time.steps;
+        if (step != m_first + 1 && !last && since < m_s.output.progress_seconds) return;
+        m_last = now;
+        const double per_step = std::chrono::duration<double>(now - m_start).count() /
+                                static_cast<double>(step - m_first);
+        double left_steps = static_cast<double>(m_s.time.steps - step);
+        if (m_s.time.end_time > 0 && r.dt > 0)
+            left_steps = std::min(left_steps, std::ceil((m_s.time.end_time - time) / r.dt));
+        const bool bound = m_s.time.steady_tolerance > 0;
+        log::info(
+            "step {:8d}  t = {:.6e}  dt = {:.3e}  residuals {:.3e} {:.3e} {:.3e}  {:.3g} s/step  "
+            "left {}{}",
+            step, time, r.dt, r.residual[0], r.residual[1], r.residual[2], per_step,
+            bound && left_steps > 0 ? "<= " : "", format_duration(left_steps * per_step));
+    }
+
+private:
+    const CaseSetup& m_s;
+    long m_first;
+    std::chrono::steady_clock::time_point m_start, m_last;
+};
+
 /// The owned diffuse-wall faces with their time-averaged fluxes of the last step.
 template <class Solver>
 std::vector<SurfaceFace> wall_faces(const Solver& solver, const LocalMesh& local,
@@ -480,6 +522,7 @@ int run_case(const CommandLine& cl) {
         int stop_signal = 0;
         const auto t_loop = std::chrono::steady_clock::now();
         long steps_done = 0;
+        ProgressLine progress(setup, solver.step_count());
         while (solver.step_count() < setup.time.steps &&
                (setup.time.end_time <= 0 || solver.time() < setup.time.end_time * (1 - 1e-14))) {
             StepResult r = solver.step();
@@ -501,11 +544,7 @@ int run_case(const CommandLine& cl) {
                 hist.row({static_cast<double>(solver.step_count()), solver.time(), r.dt,
                           r.residual[0], r.residual[1], r.residual[2], wall_now, wall_sum[0],
                           wall_sum[1], wall_sum[2], wall_sum[3]});
-            if (!cl.quiet && world_rank == 0 &&
-                (solver.step_count() % 100 == 0 || solver.step_count() == 1))
-                log::info("step {:8d}  t = {:.6e}  dt = {:.3e}  residuals {:.3e} {:.3e} {:.3e}",
-                          solver.step_count(), solver.time(), r.dt, r.residual[0], r.residual[1],
-                          r.residual[2]);
+            if (!cl.quiet && world_rank == 0) progress.line(solver.step_count(), solver.time(), r);
             if (setup.output.every > 0 && solver.step_count() % setup.output.every == 0)
                 write_fields_file(fmt::format("fields_{:06d}.h5", solver.step_count()));
             // Signals and the wall-clock checkpoint interval are agreed on collectively (rank 0's

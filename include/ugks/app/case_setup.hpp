@@ -59,6 +59,8 @@ struct ProbeLine {
 struct OutputConfig {
     std::string directory = "output";
     long every = 0;  ///< 0 = final fields only
+    double progress_seconds =
+        10;  ///< progress line at most this often (wall seconds; 0: every step)
     std::vector<ProbeLine> probes;
 };
 
