@@ -302,26 +302,13 @@ struct H5Par {
     }
 
     void attribute(hid_t loc, const char* name, hid_t type, const void* value) const {
-        Hid space(H5Screate(H5S_SCALAR), H5Sclose);
-        bool ok = space.valid();
-        Hid attr;
-        if (ok) {
-            attr =
-                Hid(H5Acreate2(loc, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-            ok = attr.valid();
-        }
-        if (ok) ok = H5Awrite(attr.get(), type, value) >= 0;
-        if (ok) ok = attr.close() >= 0;
-        check(ok, std::string("writing attribute '") + name + "' failed");
+        check(write_attribute(loc, name, type, value),
+              std::string("writing attribute '") + name + "' failed");
     }
 
     void string_attribute(hid_t loc, const char* name, const std::string& value) const {
-        Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
-        const bool ok = type.valid() && H5Tset_size(type.get(), value.size() + 1) >= 0 &&
-                        H5Tset_strpad(type.get(), H5T_STR_NULLTERM) >= 0 &&
-                        H5Tset_cset(type.get(), H5T_CSET_UTF8) >= 0;
-        check(ok, std::string("creating the string type of attribute '") + name + "' failed");
-        attribute(loc, name, type.get(), value.c_str());
+        check(write_string_attribute(loc, name, value),
+              std::string("writing attribute '") + name + "' failed");
     }
 };
 

@@ -220,18 +220,8 @@ struct H5Writer {
     /// Attribute of `count` values (a scalar when count == 0). Every rank writes the same value.
     void attribute(hid_t loc, const char* name, hid_t type, const void* value,
                    hsize_t count = 0) const {
-        Hid space(count == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, nullptr),
-                  H5Sclose);
-        bool ok = space.valid();
-        Hid attr;
-        if (ok) {
-            attr =
-                Hid(H5Acreate2(loc, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-            ok = attr.valid();
-        }
-        if (ok) ok = H5Awrite(attr.get(), type, value) >= 0;
-        if (ok) ok = attr.close() >= 0;
-        check(ok, std::string("writing attribute '") + name + "'");
+        check(write_attribute(loc, name, type, value, count),
+              std::string("writing attribute '") + name + "'");
     }
     void attribute(hid_t loc, const char* name, double value) const {
         attribute(loc, name, H5T_NATIVE_DOUBLE, &value);
@@ -244,13 +234,8 @@ struct H5Writer {
     }
 
     void string_attribute(hid_t loc, const char* name, const std::string& value) const {
-        // Fixed-length, null-terminated UTF-8 (variable-length data cannot be written in parallel).
-        Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
-        bool ok = type.valid() && H5Tset_size(type.get(), value.size() + 1) >= 0 &&
-                  H5Tset_strpad(type.get(), H5T_STR_NULLTERM) >= 0 &&
-                  H5Tset_cset(type.get(), H5T_CSET_UTF8) >= 0;
-        check(ok, std::string("creating the string type of attribute '") + name + "'");
-        attribute(loc, name, type.get(), value.c_str());
+        check(write_string_attribute(loc, name, value),
+              std::string("writing attribute '") + name + "'");
     }
 
     void totals_attributes(hid_t loc, const SurfaceTotals& t) const {

@@ -63,6 +63,32 @@ private:
     void* m_data = nullptr;
 };
 
+/// Write an attribute of `count` values of `type` (a scalar when count == 0) on `loc`. Returns
+/// false on any HDF5 failure (the caller reports it collectively).
+inline bool write_attribute(hid_t loc, const char* name, hid_t type, const void* value,
+                            hsize_t count = 0) {
+    Hid space(count == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, nullptr), H5Sclose);
+    bool ok = space.valid();
+    Hid attr;
+    if (ok) {
+        attr = Hid(H5Acreate2(loc, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+        ok = attr.valid();
+    }
+    if (ok) ok = H5Awrite(attr.get(), type, value) >= 0;
+    if (ok) ok = attr.close() >= 0;
+    return ok;
+}
+
+/// Write a string attribute: fixed-length, null-terminated UTF-8, readable by every tool and safe
+/// in parallel (variable-length data cannot be written by parallel HDF5).
+inline bool write_string_attribute(hid_t loc, const char* name, const std::string& value) {
+    Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
+    const bool ok = type.valid() && H5Tset_size(type.get(), value.size() + 1) >= 0 &&
+                    H5Tset_strpad(type.get(), H5T_STR_NULLTERM) >= 0 &&
+                    H5Tset_cset(type.get(), H5T_CSET_UTF8) >= 0;
+    return ok && write_attribute(loc, name, type.get(), value.c_str());
+}
+
 inline bool all_ok(MPI_Comm comm, bool ok) {
     int local = ok ? 1 : 0;
     int global = 0;
