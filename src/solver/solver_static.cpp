@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ugks/core/error.hpp"
+#include "ugks/physics/kinetic.hpp"
 
 namespace ugks {
 namespace {
@@ -179,6 +180,37 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
         }
     }
     return S;
+}
+
+std::vector<CellField> cell_output_fields(index_t n, const double* W, const double* q,
+                                          const std::vector<double>& stress, int N, double omega,
+                                          double Kn) {
+    std::vector<double> rho(n), U(3 * n), T(n), p(n), qo(3 * n), mach(n), kn(n);
+    const double gamma = (N + 2.0) / N;
+    for (index_t i = 0; i < n; ++i) {
+        const phys::Prim pr = phys::cons_to_prim(&W[5 * i], N);
+        rho[i] = pr.rho;
+        T[i] = 1.0 / pr.lambda;
+        p[i] = pr.rho * T[i] / 2.0;
+        double s2 = 0.0;
+        for (int d = 0; d < 3; ++d) {
+            U[3 * i + d] = pr.U[d];
+            qo[3 * i + d] = q[3 * i + d];
+            s2 += pr.U[d] * pr.U[d];
+        }
+        mach[i] = std::sqrt(s2) / std::sqrt(gamma * T[i] / 2.0);
+        kn[i] = Kn / pr.rho * std::pow(T[i], omega - 0.5);
+    }
+    std::vector<CellField> f;
+    f.push_back({"rho", 1, rho});
+    f.push_back({"U", 3, U});
+    f.push_back({"T", 1, T});
+    f.push_back({"p", 1, p});
+    f.push_back({"q", 3, qo});
+    f.push_back({"stress", 6, std::vector<double>(stress.begin(), stress.begin() + 6 * n)});
+    f.push_back({"Mach", 1, mach});
+    f.push_back({"Kn_local", 1, kn});
+    return f;
 }
 
 }  // namespace ugks

@@ -749,34 +749,8 @@ StepResult UgksSolver::step() {
 }
 
 std::vector<CellField> UgksSolver::fields() const {
-    const index_t n = m_no;
-    std::vector<CellField> f;
-    std::vector<double> rho(n), U(3 * n), T(n), p(n), q(3 * n), mach(n), kn(n);
-    const double gamma = (m_gas.N + 2.0) / m_gas.N;
-    for (index_t i = 0; i < n; ++i) {
-        const phys::Prim pr = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
-        rho[i] = pr.rho;
-        T[i] = 1.0 / pr.lambda;
-        p[i] = pr.rho * T[i] / 2.0;
-        double s2 = 0.0;
-        for (int d = 0; d < 3; ++d) {
-            U[3 * i + d] = pr.U[d];
-            q[3 * i + d] = m_q[3 * i + d];
-            s2 += pr.U[d] * pr.U[d];
-        }
-        mach[i] = std::sqrt(s2) / std::sqrt(gamma * T[i] / 2.0);
-        // local Kn from the VHS mean free path: lambda_mfp ~ mu / (rho sqrt(T)), mu ~ T^omega
-        kn[i] = m_setup.gas.Kn / pr.rho * std::pow(T[i], m_gas.omega - 0.5);
-    }
-    f.push_back({"rho", 1, rho});
-    f.push_back({"U", 3, U});
-    f.push_back({"T", 1, T});
-    f.push_back({"p", 1, p});
-    f.push_back({"q", 3, q});
-    f.push_back({"stress", 6, m_stress});
-    f.push_back({"Mach", 1, mach});
-    f.push_back({"Kn_local", 1, kn});
-    return f;
+    return cell_output_fields(m_no, m_W.data(), m_q.data(), m_stress, m_gas.N, m_gas.omega,
+                              m_setup.gas.Kn);
 }
 
 std::array<double, 5> UgksSolver::totals() const {

@@ -3,6 +3,7 @@
 
 #include "ugks/app/case_setup.hpp"
 #include "ugks/core/types.hpp"
+#include "ugks/io/fields_io.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
@@ -59,6 +60,13 @@ struct SolverStatic {
     std::vector<double> face_dxR;  ///< per local face: x_f - x_R (3), x_R the neighbour's image or
                                    ///< the owner's mirror image across a boundary face
 };
+
+/// Output fields of the owned cells (rho, U, T, p, q, stress, Mach, Kn_local) from W [n][5],
+/// q [n][3] and the stress [n][6], shared by both solvers. Kn_local uses the VHS mean free path:
+/// lambda_mfp ~ mu / (rho sqrt(T)), mu ~ T^omega.
+std::vector<CellField> cell_output_fields(index_t n, const double* W, const double* q,
+                                          const std::vector<double>& stress, int N, double omega,
+                                          double Kn);
 
 /// Build the static data. Throws InputError for a boundary face without a condition.
 SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,

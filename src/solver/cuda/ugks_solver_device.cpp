@@ -2044,34 +2044,8 @@ std::vector<CellField> UgksSolverDevice::fields() const {
     I.d_W.copy_to(Wh);
     I.d_q.copy_to(qh);
     I.d_stress.copy_to(sh);
-    const index_t n = I.S.no;
-    std::vector<double> rho(n), U(3 * n), T(n), p(n), q(3 * n), mach(n), kn(n);
-    const double gamma = (I.gas.N + 2.0) / I.gas.N;
-    for (index_t i = 0; i < n; ++i) {
-        const phys::Prim pr = phys::cons_to_prim(&Wh[5 * i], I.gas.N);
-        rho[i] = pr.rho;
-        T[i] = 1.0 / pr.lambda;
-        p[i] = pr.rho * T[i] / 2.0;
-        double s2 = 0.0;
-        for (int d = 0; d < 3; ++d) {
-            U[3 * i + d] = pr.U[d];
-            q[3 * i + d] = qh[3 * i + d];
-            s2 += pr.U[d] * pr.U[d];
-        }
-        mach[i] = std::sqrt(s2) / std::sqrt(gamma * T[i] / 2.0);
-        kn[i] = I.setup.gas.Kn / pr.rho * std::pow(T[i], I.gas.omega - 0.5);
-    }
-    sh.resize(6 * n);
-    std::vector<CellField> f;
-    f.push_back({"rho", 1, rho});
-    f.push_back({"U", 3, U});
-    f.push_back({"T", 1, T});
-    f.push_back({"p", 1, p});
-    f.push_back({"q", 3, q});
-    f.push_back({"stress", 6, sh});
-    f.push_back({"Mach", 1, mach});
-    f.push_back({"Kn_local", 1, kn});
-    return f;
+    return cell_output_fields(I.S.no, Wh.data(), qh.data(), sh, I.gas.N, I.gas.omega,
+                              I.setup.gas.Kn);
 }
 
 const std::vector<WallFaceData>& UgksSolverDevice::wall_data() const { return m->wall; }
