@@ -1361,7 +1361,9 @@ struct UgksSolverDevice::Impl {
 
     DeviceHalo halo_f, halo_g;
     HaloMode halo_mode = HaloMode::staged;
-    int flux_minb = 1;  ///< UGKS_FLUX_MINB (1, 3, 4): __launch_bounds__ variant of k_flux
+    /// __launch_bounds__ variant of the monatomic 3D k_flux (1, 3, 4; UGKS_FLUX_MINB overrides):
+    /// 4 = at most 64 registers, 1.36x faster steps on the 80^3 x 21^3 cavity (docs/performance.md)
+    int flux_minb = 4;
     NcclComm nccl_x = nullptr, nccl_v = nullptr;  ///< nccl: over comm_x (halos), comm_v (sums)
     EventTimers et;
     cudaStream_t compute = nullptr, comm = nullptr;
