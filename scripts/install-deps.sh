@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything ugks_solver needs to build and test, with apt (Debian 12 / Ubuntu 22.04+).
 # Idempotent: packages already present are not reinstalled; apt-get update runs only when something is missing.
-# Usage: scripts/install-deps.sh [--with-gmsh]   (gmsh is only needed to regenerate meshes from cases/**.geo)
+# Usage: scripts/install-deps.sh [--with-gmsh] [--with-fuzz]   (gmsh: to regenerate meshes from cases/**.geo;
+#        fuzz: clang and libomp for scripts/fuzz.sh)
 set -euo pipefail
 
 packages=(
@@ -13,9 +14,12 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev
   python3 python3-numpy python3-h5py python3-matplotlib
 )
-if [[ "${1:-}" == "--with-gmsh" ]]; then
-  packages+=(gmsh)
-fi
+for arg in "$@"; do
+  case "$arg" in
+    --with-gmsh) packages+=(gmsh) ;;
+    --with-fuzz) packages+=(clang libomp-dev) ;;  # scripts/fuzz.sh: clang with libFuzzer, OpenMP for clang
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
