@@ -11,7 +11,9 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
@@ -704,6 +706,13 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
     }
     // Flush to stable storage, then rename: a crash leaves either the old or the new file.
     on_root_then_agree(L.world, [&] {
+        // Fault injection for the tests (tests/cli/checkpoint.sh, scenario "killed"):
+        // UGKS_TEST_KILL_CHECKPOINT=N kills rank 0 with SIGKILL after the N-th checkpoint's
+        // temporary file is complete, before it is flushed and renamed.
+        static int written = 0;
+        ++written;
+        if (const char* k = std::getenv("UGKS_TEST_KILL_CHECKPOINT"))
+            if (std::atoi(k) == written) std::raise(SIGKILL);
         const int fd = ::open(tmp.c_str(), O_RDONLY);
         if (fd < 0) bad(path, "cannot reopen '" + tmp + "' to flush it");
         const bool synced = ::fsync(fd) == 0 || errno == EINVAL || errno == EROFS;

@@ -11,6 +11,9 @@
 #   keep       checkpoint.keep = 2 leaves the two newest checkpoints; keep = 0 keeps all
 #   latest     --restart latest skips a damaged newest checkpoint and a .tmp left by a killed writer
 #              and restarts from the newest valid one (then equals the uninterrupted run)
+#   killed     a run killed (SIGKILL, fault injection UGKS_TEST_KILL_CHECKPOINT) while its second
+#              checkpoint is only a temporary file: the first checkpoint stays usable and
+#              --restart latest from it equals the uninterrupted run
 #   fixture    writes corrupt/*.h5 for the refusal tests of CMakeLists.txt
 set -euo pipefail
 scenario="$1"; solver="$2"; mpiexec="$3"; npflag="$4"; case_file="$5"
@@ -82,6 +85,22 @@ latest)
           --set time.steps=12 --restart latest 2>&1) || fail "restart failed: $out"
     grep -q "skipping checkpoint '$work/b/checkpoint_000010.h5'" <<<"$out" || fail "no warning about the damaged file: $out"
     grep -q "restarted from $work/b/checkpoint_000008.h5 at step 8" <<<"$out" || fail "did not restart from step 8: $out"
+    "$py" "$tool" same "$work/a/fields_final.h5" "$work/b/fields_final.h5"
+    ;;
+killed)
+    run 1 --set output.directory="$work/a" --set time.steps=12
+    # SIGKILL while the second checkpoint (step 8) exists only as its temporary file.
+    rc=0
+    UGKS_TEST_KILL_CHECKPOINT=2 "$mpiexec" "$npflag" 1 "$solver" "$case_file" --quiet \
+        --set output.directory="$work/b" --set time.steps=12 --set checkpoint.every=4 \
+        --set checkpoint.keep=0 >/dev/null 2>&1 || rc=$?
+    [[ "$rc" != 0 ]] || fail "the run that was to be killed exited 0"
+    [[ -f "$work/b/checkpoint_000004.h5" ]] || fail "checkpoint_000004.h5 missing"
+    [[ -f "$work/b/checkpoint_000008.h5.tmp" && ! -e "$work/b/checkpoint_000008.h5" ]] ||
+        fail "expected only the temporary file of the killed writer at step 8: $(ls "$work/b")"
+    out=$("$mpiexec" "$npflag" 1 "$solver" "$case_file" --set output.directory="$work/b" \
+          --set time.steps=12 --set checkpoint.every=4 --restart latest 2>&1) || fail "restart failed: $out"
+    grep -q "restarted from $work/b/checkpoint_000004.h5 at step 4" <<<"$out" || fail "did not restart from step 4: $out"
     "$py" "$tool" same "$work/a/fields_final.h5" "$work/b/fields_final.h5"
     ;;
 fixture)
