@@ -1,5 +1,8 @@
 #include "ugks/io/config.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -478,10 +481,64 @@ Config Config::from_string(const std::string& text, const std::string& name) {
     return cfg;
 }
 
+namespace {
+/// Records, per YAML document, the position of its first node with content (scalar, sequence, map,
+/// alias; a document holding only a null has none) and the position where the document started.
+class DocumentProbe : public YAML::EventHandler {
+public:
+    YAML::Mark start, content;
+    bool has_content = false;
+    void reset() { has_content = false; }
+    void OnDocumentStart(const YAML::Mark& m) override { start = m; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { seen(m); }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+        seen(m);
+    }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        seen(m);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        seen(m);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void seen(const YAML::Mark& m) {
+        if (!has_content) content = m;
+        has_content = true;
+    }
+};
+}  // namespace
+
 void Config::load_text(const std::string& text) {
     std::vector<YAML::Node> docs;
     try {
-        docs = YAML::LoadAll(text);
+        // The document structure first, with the event parser and a bounded loop: yaml-cpp 0.7's
+        // LoadAll never returns on some malformed input (a ',' at document level makes the parser
+        // yield empty documents forever without consuming it; found by tests/fuzz).
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        DocumentProbe probe;
+        for (int n = 0;; ++n) {
+            probe.reset();
+            if (!parser.HandleNextDocument(probe)) break;
+            if (n >= 1 && probe.has_content)  // a trailing "---" alone is harmless
+                UGKS_INPUT_ERROR(m_name
+                                 << ":" << probe.content.line + 1
+                                 << ": a second YAML document starts here; a case file holds one");
+            if (n >= 64)
+                UGKS_INPUT_ERROR(m_name << ":" << probe.start.line + 1 << ":"
+                                        << probe.start.column + 1
+                                        << ": YAML syntax error: the parser cannot continue here "
+                                           "(a stray ',' or flow indicator?)");
+        }
+        docs.push_back(YAML::Load(text));  // the (single) document
     } catch (const YAML::ParserException& e) {
         if (e.mark.is_null()) UGKS_INPUT_ERROR(m_name << ": YAML syntax error: " << e.msg);
         UGKS_INPUT_ERROR(m_name << ":" << e.mark.line + 1 << ":" << e.mark.column + 1
@@ -489,11 +546,6 @@ void Config::load_text(const std::string& text) {
     } catch (const YAML::Exception& e) {
         UGKS_INPUT_ERROR(m_name << ": YAML error: " << e.msg);
     }
-    for (std::size_t i = 1; i < docs.size(); ++i)  // a trailing "---" alone is harmless
-        if (!docs[i].IsNull())
-            UGKS_INPUT_ERROR(m_name
-                             << ":" << docs[i].Mark().line + 1
-                             << ": a second YAML document starts here; a case file holds one");
     if (docs.empty() || docs[0].IsNull()) {
         m_root.reset(YAML::Node(YAML::NodeType::Map));
     } else if (!docs[0].IsMap()) {
