@@ -30,22 +30,6 @@ namespace {
 
 using namespace io_detail;
 
-/// Contiguous blocks of [0, n) over `parts` ranks (the first n % parts one row longer).
-struct RowBlocks {
-    index_t n = 0;
-    int parts = 1;
-    index_t begin(int r) const {
-        const index_t q = n / parts, rem = n % parts;
-        return r * q + std::min<index_t>(r, rem);
-    }
-    index_t end(int r) const { return begin(r + 1); }
-    int owner(index_t g) const {
-        const index_t q = n / parts, rem = n % parts;
-        if (g < rem * (q + 1)) return static_cast<int>(g / (q + 1));
-        return static_cast<int>(rem + (g - rem * (q + 1)) / q);
-    }
-};
-
 inline std::uint64_t splitmix(std::uint64_t x) {
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -121,7 +105,7 @@ std::vector<int> displacements(const std::vector<int>& counts) {
 
 /// Move rows (`width` doubles each, global ids `ids`, each id held by exactly one rank of `comm`)
 /// to the rank of `comm` whose block of `bl` holds them. Returns this rank's block, global order.
-std::vector<double> push_to_blocks(MPI_Comm comm, const RowBlocks& bl,
+std::vector<double> push_to_blocks(MPI_Comm comm, const BlockLayout& bl,
                                    const std::vector<index_t>& ids, int width, const double* rows) {
     int size = 1, rank = 0;
     MPI_Comm_size(comm, &size);
@@ -166,7 +150,7 @@ std::vector<double> push_to_blocks(MPI_Comm comm, const RowBlocks& bl,
 
 /// The inverse direction: every rank asks for the rows `wanted` (global ids, any order, repeats
 /// allowed) from the ranks of `comm` whose blocks of `bl` hold them (`block`: this rank's block).
-std::vector<double> pull_from_blocks(MPI_Comm comm, const RowBlocks& bl,
+std::vector<double> pull_from_blocks(MPI_Comm comm, const BlockLayout& bl,
                                      const std::vector<index_t>& wanted, int width,
                                      const std::vector<double>& block) {
     int size = 1, rank = 0;
@@ -599,7 +583,7 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
 
     const Columns cols = rank_columns(blocks, L.q);
     const index_t nw = static_cast<index_t>(cols.global.size());
-    const RowBlocks cb{n, L.P_x};
+    const BlockLayout cb{n, L.P_x};
     const index_t r0 = cb.begin(L.p), nr = cb.end(L.p) - r0;
     const std::vector<index_t> owned(loc.global_cell.begin(), loc.global_cell.begin() + no);
 
@@ -657,7 +641,7 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
         const std::vector<std::pair<index_t, index_t>> all3{{0, 3}};
         {
             Hid g = group("mesh");
-            const RowBlocks wb{n, L.world_size};
+            const BlockLayout wb{n, L.world_size};
             const index_t g0 = wb.begin(L.world_rank), ng = wb.end(L.world_rank) - g0;
             w.write(g.get(), "centroid", n, 3, true, g0, ng, all3,
                     ng > 0 ? M.cell_centroid[g0].data() : nullptr);
@@ -666,7 +650,7 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
         }
         {
             Hid g = group("velocity");
-            const RowBlocks vb{nv, L.world_size};
+            const BlockLayout vb{nv, L.world_size};
             const index_t v0 = vb.begin(L.world_rank), nvl = vb.end(L.world_rank) - v0;
             w.write(g.get(), "u", nv, 3, true, v0, nvl, all3,
                     nvl > 0 ? grid.u[v0].data() : nullptr);
@@ -755,7 +739,7 @@ SolverState read_checkpoint(const std::string& path, const CheckpointLayout& whe
     // velocity columns only.
     const Columns cols = rank_columns(blocks, L.q);
     const index_t nw = static_cast<index_t>(cols.global.size());
-    const RowBlocks cb{n, L.P_x};
+    const BlockLayout cb{n, L.P_x};
     const index_t r0 = cb.begin(L.p), nr = cb.end(L.p) - r0;
     std::vector<double> blk[5];
     {

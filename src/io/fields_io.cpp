@@ -47,23 +47,6 @@ void bcast_vector(std::vector<T>& v, MPI_Datatype type, MPI_Comm comm) {
 
 // ---- global block layout -----------------------------------------------------------------------
 
-/// Contiguous blocks of a global index range [0, n) over `parts` ranks (the first n % parts blocks
-/// one row longer). Every rank writes exactly its block of each dataset.
-struct BlockLayout {
-    index_t n = 0;
-    int parts = 1;
-    index_t begin(int r) const {
-        const index_t q = n / parts, rem = n % parts;
-        return r * q + std::min<index_t>(r, rem);
-    }
-    index_t end(int r) const { return begin(r + 1); }
-    int owner(index_t g) const {
-        const index_t q = n / parts, rem = n % parts;
-        if (g < rem * (q + 1)) return static_cast<int>(g / (q + 1));
-        return static_cast<int>(rem + (g - rem * (q + 1)) / q);
-    }
-};
-
 // ---- XDMF topology ---------------------------------------------------------------------------
 
 /// XDMF "Mixed" type code of a cell type (XDMF/VTK linear node order equals the Mesh order, except

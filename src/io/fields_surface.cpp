@@ -43,17 +43,6 @@ double norm(const Vec3& a) { return std::sqrt(dot(a, a)); }
 
 // ---- MPI helpers -----------------------------------------------------------------------------
 
-/// Contiguous blocks of [0, n) over `parts` ranks (the first n % parts one row longer).
-struct BlockLayout {
-    index_t n = 0;
-    int parts = 1;
-    index_t begin(int r) const {
-        const index_t q = n / parts, rem = n % parts;
-        return r * q + std::min<index_t>(r, rem);
-    }
-    index_t end(int r) const { return begin(r + 1); }
-};
-
 // ---- gathered wall faces ---------------------------------------------------------------------
 
 // Doubles per face in the gathered rows: centroid 3, normal 3, area, P 3, qw.

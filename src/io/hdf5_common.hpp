@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ugks/core/error.hpp"
+#include "ugks/core/types.hpp"
 
 namespace ugks::io_detail {
 
@@ -88,6 +89,23 @@ inline bool write_string_attribute(hid_t loc, const char* name, const std::strin
                     H5Tset_cset(type.get(), H5T_CSET_UTF8) >= 0;
     return ok && write_attribute(loc, name, type.get(), value.c_str());
 }
+
+/// Contiguous blocks of a global index range [0, n) over `parts` ranks (the first n % parts blocks
+/// one row longer). Every rank writes exactly its block of each dataset.
+struct BlockLayout {
+    index_t n = 0;
+    int parts = 1;
+    index_t begin(int r) const {
+        const index_t q = n / parts, rem = n % parts;
+        return r * q + std::min<index_t>(r, rem);
+    }
+    index_t end(int r) const { return begin(r + 1); }
+    int owner(index_t g) const {
+        const index_t q = n / parts, rem = n % parts;
+        if (g < rem * (q + 1)) return static_cast<int>(g / (q + 1));
+        return static_cast<int>(rem + (g - rem * (q + 1)) / q);
+    }
+};
 
 inline bool all_ok(MPI_Comm comm, bool ok) {
     int local = ok ? 1 : 0;
