@@ -291,6 +291,9 @@ def read_surface(run_dir):
             raise BadInput(f"{run_dir}: the surface output has no '{k}' (reference state)")
     if len(faces["area"]) == 0:
         raise BadInput(f"{run_dir}: the surface output has no wall faces")
+    if not np.any(faces["p"] != 0):
+        raise BadInput(f"{run_dir}: all wall pressures are zero (surface written before any step, e.g. by a "
+                       "restart with no steps; run at least one step)")
     if R is None:
         R = float(np.max(np.sqrt(faces["x"] ** 2 + faces["y"] ** 2 + faces["z"] ** 2)))
     return faces, ref, R, config
@@ -474,7 +477,7 @@ def main():
         cd_tot = float(np.dot(summary["walls"]["force"], np.array(ref["U_inf"]) / fq["u"])) * fq["factor"] / (
             fq["q"] * math.pi * R * R)
         res["CD_solver_totals"] = cd_tot
-        res["CD_totals_rel_diff"] = cd_tot / fq["CD"] - 1.0
+        res["CD_totals_rel_diff"] = cd_tot / fq["CD"] - 1.0 if fq["CD"] != 0 else float("inf")
     print(f"{a.run_dir}: {res['faces']} wall faces (x{fq['factor']} symmetry), R = {R:.6g}, "
           f"s = {s:.5f}, Ma = {M:.4f}, T_w/T_inf = {tw:.5f}"
           + (f", step {summary.get('steps')}" if summary else ""))
