@@ -366,7 +366,7 @@ def face_quantities(faces, ref, R):
     half_z = np.all(X[:, 2] >= -tol)
     factor = (2 if half_y else 1) * (2 if half_z else 1)
     proj = float(np.sum(A * np.maximum(cos_inc, 0.0))) * factor  # faceted frontal area
-    return dict(theta=theta, cos_inc=cos_inc, area=A, Cp=cp, Cf=cf, Ch=ch, s=s, q=q, u=u, T_inf=T_inf,
+    return dict(U_dir=e.tolist(), theta=theta, cos_inc=cos_inc, area=A, Cp=cp, Cf=cf, Ch=ch, s=s, q=q, u=u, T_inf=T_inf,
                 Fx=fx * factor, factor=factor, CD=fx * factor / (q * math.pi * R * R),
                 CD_faceted=fx * factor / (q * proj), frontal_faceted=proj, R=R,
                 Q=float(np.sum(A * faces["q"])) * factor)
@@ -443,10 +443,11 @@ def main():
     ap.add_argument("--self-check", action="store_true")
     a = ap.parse_args()
 
-    if not self_check(verbose=a.self_check):
-        return 1
-    if a.self_check and not a.run_dir:
-        return 0
+    if a.self_check:
+        if not self_check(verbose=True):
+            return 1
+        if not a.run_dir:
+            return 0
     if not a.run_dir:
         raise BadInput("RUN_DIR is required (or --self-check)")
     if not os.path.isdir(a.run_dir):
@@ -455,6 +456,8 @@ def main():
         raise BadInput(f"--bin must divide 180 degrees, got {a.bin}")
 
     faces, ref, R, config = read_surface(a.run_dir)
+    if not a.self_check and not self_check(verbose=False):  # the closed forms used below
+        return 1
     fq = face_quantities(faces, ref, R)
     tw = a.tw_over_tinf if a.tw_over_tinf is not None else wall_temperature_ratio(config, ref)
     if tw is None:
@@ -599,8 +602,16 @@ def main():
              if st is not None else "no probes_stagnation_line.csv, ")
           + f"Billig 1967 {cont['standoff_billig_over_R']:.3f}")
 
+    hist = read_history(a.run_dir, fq, R)
+    if hist is not None:
+        res["history"] = {k: v for k, v in hist.items() if k not in ("t", "cd", "res")}
+        print(f"history: step {hist['last_step']}, t = {hist['last_t']:.4g}, residuals (rho, rhoU, rhoE) "
+              + ", ".join(f"{r:.2e}" for r in hist["last_residuals"])
+              + f"; C_D from wall_Fx {hist['last_CD']:.5f}, change over the last 20 % of the time "
+              f"{hist['CD_change_last_20pct']:+.3%}")
+
     if a.plots:
-        plots(a, fq, centre, prof, dsmc, th_fine, fm_curve, st, ref, R, tw)
+        plots(a, fq, centre, prof, dsmc, th_fine, fm_curve, st, ref, R, tw, hist)
         res["plots"] = a.plots
 
     status = 0
@@ -640,7 +651,31 @@ def main():
     return status
 
 
-def plots(a, fq, centre, prof, dsmc, th_fine, fm_curve, st, ref, R, tw):
+def read_history(run_dir, fq, R):
+    """history.csv: C_D(t) from the per-step wall force (wall_Fx) and the residuals; None without it."""
+    path = os.path.join(run_dir, "history.csv")
+    if not os.path.isfile(path):
+        return None
+    with open(path) as fh:
+        header = fh.readline().strip().split(",")
+    if "wall_Fx" not in header or "time" not in header:
+        return None
+    h = np.atleast_2d(np.loadtxt(path, delimiter=",", skiprows=1))
+    if h.shape[0] == 0 or h.shape[1] != len(header):
+        return None
+    col = {k: h[:, i] for i, k in enumerate(header)}
+    Uv = np.array([col["wall_Fx"], col["wall_Fy"], col["wall_Fz"]]).T if "wall_Fy" in col else None
+    fx = col["wall_Fx"] if Uv is None else Uv @ (np.array(fq["U_dir"]))
+    cd = fx * fq["factor"] / (fq["q"] * math.pi * R * R)
+    t = col["time"]
+    res = np.array([col["res_rho"], col["res_rhoU"], col["res_rhoE"]]).T
+    i80 = int(np.searchsorted(t, t[-1] - 0.2 * (t[-1] - t[0])))
+    return {"t": t, "cd": cd, "res": res, "last_step": int(col["step"][-1]), "last_t": float(t[-1]),
+            "last_residuals": [float(v) for v in res[-1]], "last_CD": float(cd[-1]),
+            "CD_change_last_20pct": float(cd[-1] / cd[min(i80, len(cd) - 1)] - 1.0)}
+
+
+def plots(a, fq, centre, prof, dsmc, th_fine, fm_curve, st, ref, R, tw, hist=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -675,6 +710,24 @@ def plots(a, fq, centre, prof, dsmc, th_fine, fm_curve, st, ref, R, tw):
         ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(os.path.join(a.plots, "sphere_stagnation_line.png"), dpi=80)
+        plt.close(fig)
+    if hist is not None:
+        fig, ax = plt.subplots(1, 2, figsize=(8, 2.8))
+        ax[0].plot(hist["t"], hist["cd"], lw=1)
+        if dsmc is not None and dsmc["summary"].get("results", {}).get("C_D"):
+            ax[0].axhline(dsmc["summary"]["results"]["C_D"], color="k", lw=0.8, ls="--", label="DSMC")
+            ax[0].legend(fontsize=7)
+        ax[0].set_xlabel("t [D / sqrt(2 R T_inf)]")
+        ax[0].set_ylabel("C_D")
+        ax[0].grid(alpha=0.3)
+        for j, name in enumerate(("rho", "rho U", "rho E")):
+            ax[1].semilogy(hist["t"], hist["res"][:, j], lw=1, label=name)
+        ax[1].set_xlabel("t")
+        ax[1].set_ylabel("residual")
+        ax[1].legend(fontsize=7)
+        ax[1].grid(alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(os.path.join(a.plots, "sphere_history.png"), dpi=80)
         plt.close(fig)
 
 

@@ -3,6 +3,8 @@
 # committed coarse quarter mesh (48 wall faces) with 2057 velocities, 60 steps on one rank, then
 #   scripts/compare_sphere.py OUT --check-fm ... --check-fm-continuous ...
 # Usage: run_sphere_fm.sh SOLVER PYTHON SOURCE_DIR OUT_DIR
+#        run_sphere_fm.sh --self-check PYTHON SOURCE_DIR    (closed forms only: compare_sphere.py --self-check)
+#        run_sphere_fm.sh --bad-input PYTHON SOURCE_DIR WORK (compare_sphere.py must exit 2 with a message)
 #
 # Two sets of tolerances (numbers measured with this case; C_D relative, per-face values normalized by the
 # largest closed-form value of the coefficient):
@@ -20,11 +22,37 @@
 # The faceting of the 48-face quarter sphere is not tested here: the closed forms summed over its flat faces give
 # C_D 2.839, 3.4 % below the sphere's 2.940 (compare_sphere.py prints both).
 set -euo pipefail
-solver="$1"; py="$2"; src="$3"; out="$4"
-if ! "$py" -c "import numpy, h5py" 2>/dev/null; then
-  echo "SKIP: '$py' lacks numpy or h5py (Debian: apt-get install python3-numpy python3-h5py)"
-  exit 77
+need_python() {
+  if ! "$1" -c "import numpy, h5py" 2>/dev/null; then
+    echo "SKIP: '$1' lacks numpy or h5py (Debian: apt-get install python3-numpy python3-h5py)"
+    exit 77
+  fi
+}
+if [ "$1" = "--self-check" ]; then
+  need_python "$2"
+  exec "$2" "$3/scripts/compare_sphere.py" --self-check
 fi
+if [ "$1" = "--bad-input" ]; then
+  py="$2"; src="$3"; work="$4"
+  need_python "$py"
+  rm -rf "$work"; mkdir -p "$work/empty" "$work/nofaces"
+  expect2() {  # expect2 REGEX ARGS...: exit code 2 and REGEX on stderr
+    local re="$1"; shift
+    set +e; msg="$("$py" "$src/scripts/compare_sphere.py" "$@" 2>&1 >/dev/null)"; rc=$?; set -e
+    if [ "$rc" -ne 2 ] || ! grep -Eq -e "$re" <<<"$msg"; then
+      echo "FAILED: compare_sphere.py $* -> exit $rc, message: $msg (expected exit 2 and /$re/)"; exit 1
+    fi
+    echo "ok: compare_sphere.py $* -> exit 2: $msg"
+  }
+  expect2 "run directory .* does not exist" "$work/missing"
+  expect2 "neither surface_final.csv nor surface_final.h5" "$work/empty"
+  printf '# surface\nglobal_face,patch,x,y,z\n' > "$work/nofaces/surface_final.csv"
+  expect2 "missing columns" "$work/nofaces"
+  expect2 "--bin must divide 180" "$work/empty" --bin 7
+  exit 0
+fi
+solver="$1"; py="$2"; src="$3"; out="$4"
+need_python "$py"
 rm -rf "$out"
 "$solver" "$src/cases/sphere_fm/sphere_fm.yaml" --quiet \
   --set output.directory="$out" --set time.steps=60 --set checkpoint.every=1000000 --set checkpoint.keep=1
