@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <type_traits>
 
 #include "ugks/core/error.hpp"
 #include "ugks/io/config.hpp"
@@ -157,20 +160,65 @@ double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasMo
     return cfl * min_ratio;
 }
 
-MemoryEstimate estimate_memory(index_t cells, index_t faces, index_t vels, int B, int dim,
-                               bool store_b) {
+MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, index_t vels, int B,
+                               int dim, bool store_b, double global_mesh_bytes) {
     MemoryEstimate m;
     const double nd = store_b ? 2.0 : 1.0;
-    m.distributions = 8.0 * static_cast<double>(cells) * static_cast<double>(vels) * nd;
+    const double nc = static_cast<double>(cells), no = static_cast<double>(owned),
+                 nf = static_cast<double>(faces), nv = static_cast<double>(vels);
+    m.distributions = 8.0 * nc * nv * nd;
     // W, W^{n+1}, q, tau, gradients of W (5 x dim), per-face precomputed state (~40 doubles),
     // accumulators
-    m.macroscopic = 8.0 * (static_cast<double>(cells) * (5 + 5 + 3 + 1 + 5.0 * dim + 17) +
-                           static_cast<double>(faces) * (40 + 5));
+    m.macroscopic = 8.0 * (nc * (5 + 5 + 3 + 1 + 5.0 * dim + 17) + nf * (40 + 5));
     // one block: gradients (dim per velocity), face flux cache, halo buffers ~ f and grad f of the
     // block
-    m.block_working_set =
-        8.0 * B * nd * (static_cast<double>(cells) * dim + static_cast<double>(faces)) * 2.0;
+    m.block_working_set = 8.0 * B * nd * (nc * dim + nf) * 2.0;
+    m.global_mesh = global_mesh_bytes;
+    // The local part (a mesh of its own) and the solver's geometry tables (least-squares stencils,
+    // face offsets, boundary indices): about the size of a mesh of that many cells and faces, the
+    // global mesh scaled down.
+    m.local_mesh = 8.0 * (nc * 40 + nf * 30);
+    // A checkpoint write (at checkpoint.every, at the end, or on SIGTERM/SIGUSR1) holds a copy of
+    // the state (h, b) and moves the distribution rows of the owned cells to contiguous blocks of
+    // global cells (rows, send, receive and block buffers, plus h's block while b's moves); a
+    // restart holds the same. Per distribution: 1 copy + 4 transfer buffers (+ 1 block of h).
+    m.io_buffers = 8.0 * nv * (nc * nd + no * (store_b ? 5.0 : 4.0));
     return m;
+}
+
+double mesh_bytes(const Mesh& m) {
+    auto b = [](const auto& v) {
+        return static_cast<double>(v.size() * sizeof(typename std::decay_t<decltype(v)>::value_type));
+    };
+    return b(m.nodes) + b(m.cell_type) + b(m.cell_node_offsets) + b(m.cell_nodes) +
+           b(m.face_node_offsets) + b(m.face_nodes) + b(m.face_owner) + b(m.face_neighbour) +
+           b(m.face_patch) + b(m.face_normal) + b(m.face_centroid) + b(m.face_area) +
+           b(m.face_shift) + b(m.cell_face_offsets) + b(m.cell_faces) + b(m.cell_volume) +
+           b(m.cell_centroid);
+}
+
+double memory_limit_override() {
+    const char* v = std::getenv("UGKS_TEST_MEMORY_LIMIT_BYTES");
+    if (v == nullptr || *v == '\0') return 0.0;
+    char* end = nullptr;
+    const double x = std::strtod(v, &end);
+    if (end == v || *end != '\0' || !(x > 0))
+        UGKS_INPUT_ERROR("environment variable UGKS_TEST_MEMORY_LIMIT_BYTES='"
+                         << v << "': expected a positive number of bytes");
+    return x;
+}
+
+ProcessMemory process_memory() {
+    ProcessMemory pm;
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line)) {
+        double* dst = line.rfind("VmRSS:", 0) == 0   ? &pm.rss
+                      : line.rfind("VmHWM:", 0) == 0 ? &pm.peak
+                                                     : nullptr;
+        if (dst) *dst = 1024.0 * std::strtod(line.c_str() + 6, nullptr);  // "... kB"
+    }
+    return pm;
 }
 
 }  // namespace ugks

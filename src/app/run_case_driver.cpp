@@ -292,6 +292,7 @@ std::vector<SurfaceFace> wall_faces(const Solver& solver, const LocalMesh& local
 int run_case(const CommandLine& cl) {
     if (is_overset_case(cl)) return run_overset_case(cl);  // mode: overset (overset_driver.cpp)
     const auto t_start = std::chrono::steady_clock::now();
+    const ProcessMemory rss_start = process_memory();  // before the mesh is read
     timers().start("total");
     MPI_Comm world = MPI_COMM_WORLD;
     int world_rank = 0, world_size = 1;
@@ -362,9 +363,9 @@ int run_case(const CommandLine& cl) {
         blocks.range(layout.q, first, count);
         const index_t local_vel = static_cast<index_t>(count) * blocks.block_size;
         const bool store_b = vel.dim < 3 || setup.gas.K_int > 0;
-        const MemoryEstimate mem =
-            estimate_memory(local.n_owned + local.n_ghost, local.mesh.n_faces(), local_vel,
-                            blocks.block_size, mesh.dim, store_b);
+        const MemoryEstimate mem = estimate_memory(
+            local.n_owned + local.n_ghost, local.n_owned, local.mesh.n_faces(), local_vel,
+            blocks.block_size, mesh.dim, store_b, mesh_bytes(mesh));
         double mem_max = mem.total(), mem_sum = mem.total();
         MPI_Allreduce(MPI_IN_PLACE, &mem_max, 1, MPI_DOUBLE, MPI_MAX, world);
         MPI_Allreduce(MPI_IN_PLACE, &mem_sum, 1, MPI_DOUBLE, MPI_SUM, world);
@@ -377,6 +378,9 @@ int run_case(const CommandLine& cl) {
             estimate_time_step(mesh, vel, setup.gas, setup.initial, setup.numerics.cfl);
         std::size_t dev_free = 0, dev_total = 0;
         device::memory_info(dev_free, dev_total);
+        double mem_limit = 0;  // UGKS_TEST_MEMORY_LIMIT_BYTES (tests), else the device's/host's
+        run_collective(world, [&] { mem_limit = memory_limit_override(); });
+        if (mem_limit > 0) dev_total = static_cast<std::size_t>(mem_limit);
         log::info("mesh: {}D, {} cells, {} faces, {} nodes, patches: {}", mesh.dim, mesh.n_cells(),
                   mesh.n_faces(), mesh.n_nodes(), fmt::join(mesh.patch_names, ", "));
         log::info(
@@ -389,13 +393,16 @@ int run_case(const CommandLine& cl) {
             "velocity blocks per rank {}..{}",
             world_size, layout.P_x, layout.P_v, owned_min, owned_max, ghost_max,
             blocks.n_blocks / layout.P_v, (blocks.n_blocks + layout.P_v - 1) / layout.P_v);
-        log::info(
-            "memory estimate per rank: max {} (distributions {}, macroscopic {}, block working set "
-            "{} on "
-            "rank 0); all ranks {}; memory of {}: {}",
-            human_bytes(mem_max), human_bytes(mem.distributions), human_bytes(mem.macroscopic),
-            human_bytes(mem.block_working_set), human_bytes(mem_sum), device::device_name(),
-            human_bytes(static_cast<double>(dev_total)));
+        const std::string mem_parts = fmt::format(
+            "distributions {}, macroscopic {}, block working set {}, global mesh {}, local mesh {}, "
+            "checkpoint buffers {} on rank 0",
+            human_bytes(mem.distributions), human_bytes(mem.macroscopic),
+            human_bytes(mem.block_working_set), human_bytes(mem.global_mesh),
+            human_bytes(mem.local_mesh), human_bytes(mem.io_buffers));
+        log::info("memory estimate per rank: max {} ({}); all ranks {}; memory of {}: {}{}",
+                  human_bytes(mem_max), mem_parts, human_bytes(mem_sum), device::device_name(),
+                  human_bytes(static_cast<double>(dev_total)),
+                  mem_limit > 0 ? " (UGKS_TEST_MEMORY_LIMIT_BYTES)" : "");
         log::info(
             "gas: Kn = {} ({}), mu_ref = {:.6g}, omega = {}, Pr = {:.6g}, K_int = {}, gamma = "
             "{:.6g}",
@@ -420,9 +427,12 @@ int run_case(const CommandLine& cl) {
 #endif
             if (avail > 0 && need > avail)
                 UGKS_INPUT_ERROR(fmt::format(
-                    "the memory estimate {} ({}) exceeds the memory of {} ({}): use more ranks "
-                    "(MPI ranks, parallel.velocity_ranks) or fewer cells or velocities",
-                    scope, human_bytes(need), device::device_name(), human_bytes(avail)));
+                    "the memory estimate {} ({}; per rank max {}: {}) exceeds the memory of {} "
+                    "({}{}): use more ranks (MPI ranks, parallel.velocity_ranks) or fewer cells or "
+                    "velocities",
+                    scope, human_bytes(need), human_bytes(mem_max), mem_parts,
+                    device::device_name(), human_bytes(avail),
+                    mem_limit > 0 ? ", UGKS_TEST_MEMORY_LIMIT_BYTES" : ""));
         }
         if (cl.check) {
             log::info("check passed: nothing written");
@@ -628,8 +638,25 @@ int run_case(const CommandLine& cl) {
             j["dt_estimate"] = dt;
             j["final_residuals"] = {
                 {"rho", last.residual[0]}, {"rhoU", last.residual[1]}, {"rhoE", last.residual[2]}};
+            // The estimate (max over ranks, and rank 0's parts), the memory it was checked
+            // against, and rank 0's measured resident set: at the start of the run (MPI and the
+            // libraries loaded, no mesh yet) and its peak (VmHWM).
+            const ProcessMemory rss_end = process_memory();
             j["memory_per_rank_bytes"] = {
                 {"estimate_max", mem_max},
+                {"estimate_rank0",
+                 {{"total", mem.total()},
+                  {"distributions", mem.distributions},
+                  {"macroscopic", mem.macroscopic},
+                  {"block_working_set", mem.block_working_set},
+                  {"global_mesh", mem.global_mesh},
+                  {"local_mesh", mem.local_mesh},
+                  {"checkpoint_buffers", mem.io_buffers}}},
+                {"available", static_cast<double>(dev_total)},
+                {"available_source", mem_limit > 0 ? "UGKS_TEST_MEMORY_LIMIT_BYTES"
+                                                   : device::device_name()},
+                {"host_rss_start_rank0", rss_start.rss},
+                {"host_rss_peak_rank0", rss_end.peak},
                 {"device_arrays_peak", static_cast<double>(memory_tally().peak)}};
             j["memory_per_rank_bytes"].update(device_memory);
             nlohmann::json tj = nlohmann::json::object();

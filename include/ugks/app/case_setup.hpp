@@ -103,14 +103,41 @@ InitialState initial_state_at(const CaseSetup& setup, const Vec3& x);
 double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasModel& gas,
                           const InitialState& state, double cfl);
 
-/// Memory estimate per rank (bytes) for the single-sweep UGKS step (architecture.md section 6).
+/// Memory estimate per rank (bytes) for the single-sweep UGKS step (architecture.md section 6),
+/// refused at start when it exceeds the memory (issue 7). Every term is what one rank holds at the
+/// same time at its peak (the checkpoint write of a time step).
 struct MemoryEstimate {
     double distributions = 0;      ///< persistent h (and b) for local cells x local velocities
     double macroscopic = 0;        ///< W, gradients, face states, accumulators
     double block_working_set = 0;  ///< per-block gradients, face flux cache, halo buffers
-    double total() const { return distributions + macroscopic + block_working_set; }
+    double global_mesh = 0;  ///< the whole mesh, read by every rank and kept (checkpoint layout)
+    double local_mesh = 0;   ///< this rank's part with ghosts, partition, solver geometry tables
+    double io_buffers = 0;   ///< checkpoint gather: distribution rows moved to contiguous cell blocks
+    double total() const {
+        return distributions + macroscopic + block_working_set + global_mesh + local_mesh +
+               io_buffers;
+    }
 };
-MemoryEstimate estimate_memory(index_t local_cells, index_t local_faces, index_t local_velocities,
-                               int block_size, int mesh_dim, bool store_b);
+/// `local_cells` = owned + ghost cells, `owned_cells` the owned ones, `global_mesh_bytes` from
+/// mesh_bytes() of the global mesh.
+MemoryEstimate estimate_memory(index_t local_cells, index_t owned_cells, index_t local_faces,
+                               index_t local_velocities, int block_size, int mesh_dim, bool store_b,
+                               double global_mesh_bytes);
+
+/// Bytes held by the arrays of a mesh (sizes, not capacities).
+double mesh_bytes(const Mesh& mesh);
+
+/// Test override of the memory the estimate is checked against (docs/errors.md): the environment
+/// variable UGKS_TEST_MEMORY_LIMIT_BYTES, when set to a positive integer, replaces the device's or
+/// host's memory; 0 otherwise. Malformed values are an input error.
+double memory_limit_override();
+
+/// This process's resident set (VmRSS) and its peak (VmHWM) from /proc/self/status, bytes; 0 when
+/// unavailable.
+struct ProcessMemory {
+    double rss = 0;
+    double peak = 0;
+};
+ProcessMemory process_memory();
 
 }  // namespace ugks
