@@ -13,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
   python3 python3-numpy python3-h5py python3-matplotlib
+  slurm-wlm munge  # ctest label slurm: a private single-node Slurm (tests/cli/slurm_real.sh)
 )
 for arg in "$@"; do
   case "$arg" in
