@@ -497,6 +497,7 @@ def main():
 
     # (b) free-molecular
     cp_f, cf_f, ch_f = fm_element(fq["cos_inc"], s, tw)
+    fq["fm_faces"] = {"Cp": cp_f, "Cf": cf_f, "Ch": ch_f}
     fx_f = float(np.sum(fq["area"] * fq["q"] * (cp_f * fq["cos_inc"] + cf_f *
                                                  np.sqrt(np.maximum(0, 1 - fq["cos_inc"] ** 2)))))
     # p_inf integrates to zero over the closed faceted surface; Cp includes -p_inf, so add it back per face:
@@ -688,7 +689,9 @@ def plots(a, fq, centre, prof, dsmc, th_fine, fm_curve, st, ref, R, tw, hist=Non
         if dsmc is not None:
             ax[i].errorbar(dsmc["theta_deg"], dsmc[k], yerr=dsmc["se_" + k], fmt="-", lw=1, color="k",
                            label="DSMC (SPARTA)")
-        ax[i].plot(th_fine, fm_curve[i], "--", lw=1, color="C3", label="free molecular")
+        ax[i].plot(th_fine, fm_curve[i], "--", lw=1, color="C3", label="free molecular (sphere)")
+        if dsmc is None:
+            ax[i].plot(fq["theta"], fq["fm_faces"][k], "x", ms=4, color="C3", label="free molecular (faces)")
         ax[i].set_xlabel("theta [deg]")
         ax[i].set_ylabel(k)
         ax[i].set_xlim(0, 180)
