@@ -174,6 +174,9 @@ MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, inde
     // block
     m.block_working_set = 8.0 * B * nd * (nc * dim + nf) * 2.0;
     m.global_mesh = global_mesh_bytes;
+    // Reading the mesh, matching faces and the partition graph: transient, but their many small
+    // allocations leave the heap resident afterwards (measured: about the global mesh again).
+    m.mesh_setup = global_mesh_bytes;
     // The local part (a mesh of its own) and the solver's geometry tables (least-squares stencils,
     // face offsets, boundary indices): about the size of a mesh of that many cells and faces, the
     // global mesh scaled down.

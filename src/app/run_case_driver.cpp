@@ -394,11 +394,11 @@ int run_case(const CommandLine& cl) {
             world_size, layout.P_x, layout.P_v, owned_min, owned_max, ghost_max,
             blocks.n_blocks / layout.P_v, (blocks.n_blocks + layout.P_v - 1) / layout.P_v);
         const std::string mem_parts = fmt::format(
-            "distributions {}, macroscopic {}, block working set {}, global mesh {}, local mesh {}, "
-            "checkpoint buffers {} on rank 0",
+            "distributions {}, macroscopic {}, block working set {}, global mesh {} (+ {} to build "
+            "it), local mesh {}, checkpoint buffers {} on rank 0",
             human_bytes(mem.distributions), human_bytes(mem.macroscopic),
             human_bytes(mem.block_working_set), human_bytes(mem.global_mesh),
-            human_bytes(mem.local_mesh), human_bytes(mem.io_buffers));
+            human_bytes(mem.mesh_setup), human_bytes(mem.local_mesh), human_bytes(mem.io_buffers));
         log::info("memory estimate per rank: max {} ({}); all ranks {}; memory of {}: {}{}",
                   human_bytes(mem_max), mem_parts, human_bytes(mem_sum), device::device_name(),
                   human_bytes(static_cast<double>(dev_total)),
@@ -650,6 +650,7 @@ int run_case(const CommandLine& cl) {
                   {"macroscopic", mem.macroscopic},
                   {"block_working_set", mem.block_working_set},
                   {"global_mesh", mem.global_mesh},
+                  {"mesh_setup", mem.mesh_setup},
                   {"local_mesh", mem.local_mesh},
                   {"checkpoint_buffers", mem.io_buffers}}},
                 {"available", static_cast<double>(dev_total)},

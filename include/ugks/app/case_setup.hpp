@@ -111,11 +111,14 @@ struct MemoryEstimate {
     double macroscopic = 0;        ///< W, gradients, face states, accumulators
     double block_working_set = 0;  ///< per-block gradients, face flux cache, halo buffers
     double global_mesh = 0;  ///< the whole mesh, read by every rank and kept (checkpoint layout)
+    /// building it (face matching, partition graph): freed, but the heap stays resident; about
+    /// the global mesh again
+    double mesh_setup = 0;
     double local_mesh = 0;   ///< this rank's part with ghosts, partition, solver geometry tables
     double io_buffers = 0;   ///< checkpoint gather: distribution rows moved to contiguous cell blocks
     double total() const {
-        return distributions + macroscopic + block_working_set + global_mesh + local_mesh +
-               io_buffers;
+        return distributions + macroscopic + block_working_set + global_mesh + mesh_setup +
+               local_mesh + io_buffers;
     }
 };
 /// `local_cells` = owned + ghost cells, `owned_cells` the owned ones, `global_mesh_bytes` from
