@@ -14,6 +14,7 @@
 #include "ugks/app/case_setup.hpp"
 #include "ugks/app/overset_driver.hpp"
 #include "ugks/app/run_case.hpp"
+#include "ugks/app/steady_monitor.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/core/timer.hpp"
@@ -533,6 +534,19 @@ int run_case(const CommandLine& cl) {
         const auto t_loop = std::chrono::steady_clock::now();
         long steps_done = 0;
         ProgressLine progress(setup, solver.step_count());
+        // Convergence monitor (issue 8): wall force and probe values, time.monitor_* keys.
+        SteadyMonitor monitor(setup.time.monitor_tolerance, setup.time.monitor_window);
+        const ProbeSampler probe_sampler(monitor.active() ? setup.output : OutputConfig{}, local,
+                                         layout.comm_x);
+        if (setup.time.steady())
+            log::info("time.mode steady: local time steps (CFL {}), docs/steady.md",
+                      setup.numerics.cfl);
+        if (monitor.active())
+            log::info("monitor: {}{} must change by < {} (relative) over {} steps",
+                      wall_patches.empty() ? "" : "force on each wall patch",
+                      probe_sampler.empty() ? "" : " + probes (rho, U, T)",
+                      monitor.tolerance(), monitor.window());
+        double monitor_change = HUGE_VAL;
         while (solver.step_count() < setup.time.steps &&
                (setup.time.end_time <= 0 || solver.time() < setup.time.end_time * (1 - 1e-14))) {
             StepResult r = solver.step();
@@ -575,11 +589,43 @@ int run_case(const CommandLine& cl) {
                           signal_name(stop_signal), solver.step_count(), last_checkpoint);
                 break;
             }
-            if (setup.time.steady_tolerance > 0 &&
-                std::max({r.residual[0], r.residual[1], r.residual[2]}) <
-                    setup.time.steady_tolerance) {
-                log::info("steady state reached at step {} (residuals below {})",
-                          solver.step_count(), setup.time.steady_tolerance);
+            const bool res_rule = setup.time.steady_tolerance > 0;
+            const bool res_ok = std::max({r.residual[0], r.residual[1], r.residual[2]}) <
+                                setup.time.steady_tolerance;
+            if (monitor.active()) {
+                std::vector<MonitorGroup> groups;
+                if (!wall_patches.empty()) {
+                    // force on each diffuse-wall patch, judged together (the total over all walls
+                    // of a closed box is zero at the steady state)
+                    std::vector<double> pf(3 * wall_patches.size(), 0.0);
+                    for (const auto& sf : wall_faces(solver, local, setup)) {
+                        const auto it = std::find(wall_patches.begin(), wall_patches.end(),
+                                                  local.mesh.patch_names[sf.patch]);
+                        const std::size_t k = static_cast<std::size_t>(it - wall_patches.begin());
+                        if (k < wall_patches.size())
+                            for (int d = 0; d < 3; ++d) pf[3 * k + d] += sf.P[d] * sf.area;
+                    }
+                    MPI_Allreduce(MPI_IN_PLACE, pf.data(), static_cast<int>(pf.size()),
+                                  MPI_DOUBLE, MPI_SUM, layout.comm_x);
+                    groups.push_back({"wall forces", std::move(pf)});
+                }
+                if (!probe_sampler.empty())
+                    for (auto& g : probe_sampler.sample(solver.fields()))
+                        groups.push_back(std::move(g));
+                monitor.record(std::move(groups));
+                monitor_change = monitor.change();
+            }
+            if ((res_rule || monitor.active()) && (!res_rule || res_ok) &&
+                (!monitor.active() || monitor.converged())) {
+                if (!monitor.active())
+                    log::info("steady state reached at step {} (residuals below {})",
+                              solver.step_count(), setup.time.steady_tolerance);
+                else
+                    log::info(
+                        "steady state reached at step {} (residuals below {}; monitored "
+                        "quantities changed by {:.3e} < {} over the last {} steps, most: {})",
+                        solver.step_count(), setup.time.steady_tolerance, monitor_change,
+                        monitor.tolerance(), monitor.window(), monitor.worst());
                 break;
             }
         }
@@ -636,6 +682,11 @@ int run_case(const CommandLine& cl) {
             j["stopped_by_signal"] = stop_signal ? signal_name(stop_signal) : "";
             j["time"] = solver.time();
             j["dt_estimate"] = dt;
+            j["time_mode"] = setup.time.mode;
+            if (monitor.active())
+                j["monitor"] = {{"change", monitor_change < 1e300 ? monitor_change : -1.0},
+                                {"tolerance", monitor.tolerance()},
+                                {"window", monitor.window()}};
             j["final_residuals"] = {
                 {"rho", last.residual[0]}, {"rhoU", last.residual[1]}, {"rhoE", last.residual[2]}};
             // The estimate (max over ranks, and rank 0's parts), the memory it was checked

@@ -125,6 +125,11 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
             setup.numerics.venkatakrishnan_k * std::pow(m_mesh.cell_volume[i], 1.0 / m_dim), 3.0);
     m_flux_const.assign(m_nf, cpu::FluxConst{});
     m_halo = HaloExchange(layout.comm_x, local.halo);
+    m_local_dt = setup.time.steady();
+    if (m_local_dt) {
+        m_dtc.assign(m_nc, 0.0);
+        m_dtf.assign(m_nf, 0.0);
+    }
 }
 
 UgksSolver::~UgksSolver() = default;
@@ -156,6 +161,59 @@ void UgksSolver::initialize() {
     }
     (void)ns;
     stage2_and_moments(-1.0);  // moments only: q and stress of the initial distributions
+    if (m_local_dt) {
+        // Closed domain (walls, symmetry planes, periodic faces only): the total mass is an
+        // invariant of the transient scheme that local time steps would not keep (docs/steady.md).
+        int open = 0;
+        for (index_t f = 0; f < m_nf; ++f)
+            if (m_s.face_kind[f] == kGhostMaxwellian || m_s.face_kind[f] == kOutflow) open = 1;
+        MPI_Allreduce(MPI_IN_PLACE, &open, 1, MPI_INT, MPI_MAX, m_layout.world);
+        m_closed = open == 0;
+        m_mass0 = total_mass();
+    }
+}
+
+double UgksSolver::total_mass() const {
+    double m = 0.0;
+    for (index_t i = 0; i < m_no; ++i) m += m_W[5 * i] * m_mesh.cell_volume[i];
+    MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
+    // every velocity rank must scale by the same bits (W is replicated over comm_v)
+    MPI_Bcast(&m, 1, MPI_DOUBLE, 0, m_layout.comm_v);
+    return m;
+}
+
+double UgksSolver::compute_local_dt() {
+    // The rule of compute_dt, per cell: dt_i = CFL * 2 V_i / sum_f S_f s_f,i.
+    const double gamma = (m_gas.N + 2.0) / m_gas.N;
+    double dtmin = HUGE_VAL;
+    for (index_t i = 0; i < m_no; ++i) {
+        const auto& p = m_prim[i];
+        const double c = std::sqrt(gamma / (2.0 * p.lambda));
+        double sum = 0.0;
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t f = m_mesh.cell_faces[k];
+            const auto& n = m_mesh.face_normal[f];
+            const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
+            const double umax = m_s.umax_axis[0] * std::abs(n[0]) +
+                                m_s.umax_axis[1] * std::abs(n[1]) +
+                                m_s.umax_axis[2] * std::abs(n[2]);
+            sum += m_mesh.face_area[f] * std::max(umax, Un + c);
+        }
+        m_dtc[i] = m_setup.numerics.cfl * (2.0 * m_mesh.cell_volume[i] / sum);
+        dtmin = std::min(dtmin, m_dtc[i]);
+    }
+    {
+        ScopedTimer t("mpi_halo");
+        m_halo.exchange(m_dtc.data(), 1);
+    }
+    // Face step: the smaller of its two cells' steps (a boundary face: its cell's), the same on
+    // every rank that holds the face.
+    for (index_t f = 0; f < m_nf; ++f) {
+        const index_t L = m_mesh.face_owner[f], R = m_mesh.face_neighbour[f];
+        m_dtf[f] = R >= 0 ? std::min(m_dtc[L], m_dtc[R]) : m_dtc[L];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &dtmin, 1, MPI_DOUBLE, MPI_MIN, m_layout.world);
+    return dtmin;
 }
 
 void UgksSolver::compute_prims() {
@@ -313,7 +371,7 @@ void UgksSolver::face_precompute(double dt) {
                 phys::prim_to_cons(g, m_gas.N, in.WR);
             }
         }
-        phys::face_equilibrium(in, m_gas, dt, m_fc[f]);
+        phys::face_equilibrium(in, m_gas, m_local_dt ? m_dtf[f] : dt, m_fc[f]);
         if (bc < 0)
             m_flux_const[f] = cpu::flux_const(m_fc[f], m_gas, n.data(), &m_s.face_dxL[3 * f],
                                               &m_s.face_dxR[3 * f]);
@@ -463,6 +521,7 @@ void UgksSolver::sweep(double dt) {
                 const bool wall = kind == 1;
                 const bool sym = kind == 2;
                 if (wall || sym) {
+                    const double dtw = m_local_dt ? m_dtf[f] : dt;
                     const double lw = wall ? 1.0 / BC->T : 1.0;
                     const double norm = std::pow(lw / kPi, 0.5 * m_gas.D);
                     const double rw = m_rho_wall[f];
@@ -488,7 +547,7 @@ void UgksSolver::sweep(double dt) {
                             hf = m_sym_h[row * ns + sm];
                             if (b) bf = m_sym_b[row * ns + sm];
                         }
-                        const double ph = dt * un * hf, pb = dt * un * bf;
+                        const double ph = dtw * un * hf, pb = dtw * un * bf;
                         phi_h[f * B + v] = ph;
                         if (b) phi_b[f * B + v] = pb;
                         const double w = m_s.w[s];
@@ -579,13 +638,14 @@ void UgksSolver::sweep(double dt) {
             for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
                  ++k) {
                 const index_t f = m_mesh.cell_faces[k];
-                const double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
+                double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
+                if (m_local_dt) sS *= m_dtc[i] / m_dtf[f];  // rate Phi_f / dt_f times dt_i
                 for (int v = 0; v < B; ++v) rh[v] += sS * phi_h[f * B + v];
                 if (b)
                     for (int v = 0; v < B; ++v) rb[v] += sS * phi_b[f * B + v];
             }
             const double invV = 1.0 / m_mesh.cell_volume[i];
-            const double c = 0.5 * dt / m_tau[i];
+            const double c = 0.5 * (m_local_dt ? m_dtc[i] : dt) / m_tau[i];
             dispatch_dsb(m_gas.D, m_store_b, [&](auto Dc, auto SBc) {
                 cpu::stage1_cell<decltype(Dc)::value, decltype(SBc)::value>(
                     B, m_cell_eq[i], V, h + B * i, b ? b + B * i : nullptr, rh, rb, invV, c);
@@ -612,13 +672,15 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         double dW[5] = {0, 0, 0, 0, 0};
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
             const index_t f = m_mesh.cell_faces[k];
-            const double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
+            double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
+            if (m_local_dt) sS *= m_dtc[i] / m_dtf[f];  // rate F_f / dt_f times dt_i
             for (int e = 0; e < 5; ++e) dW[e] -= sS * F[5 * f + e];
         }
+        const double dti = m_local_dt ? m_dtc[i] : dt;
         for (int e = 0; e < 5; ++e) {
             dW[e] /= m_mesh.cell_volume[i];
             m_W[5 * i + e] += dW[e];
-            res[e] += (dW[e] / dt) * (dW[e] / dt);
+            res[e] += (dW[e] / dti) * (dW[e] / dti);
             absW[e] += std::abs(m_W[5 * i + e]);
         }
         // momentum scale: rho (|U| + sqrt(T)), so that a gas at rest does not divide by zero
@@ -631,8 +693,9 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     for (auto& wd : m_wall) {
         const index_t f = wd.local_face;
         const auto& B = m_setup.boundaries[m_s.face_bc[f]];
-        for (int d = 0; d < 3; ++d) wd.P[d] = F[5 * f + 1 + d] / dt;
-        wd.qw = F[5 * f + 4] / dt - (B.U[0] * wd.P[0] + B.U[1] * wd.P[1] + B.U[2] * wd.P[2]);
+        const double dtw = m_local_dt ? m_dtf[f] : dt;
+        for (int d = 0; d < 3; ++d) wd.P[d] = F[5 * f + 1 + d] / dtw;
+        wd.qw = F[5 * f + 4] / dtw - (B.U[0] * wd.P[0] + B.U[1] * wd.P[1] + B.U[2] * wd.P[2]);
     }
     // Residuals (as the UGKS codes): sqrt(N sum (dW/dt)^2) / sum |W|; momentum as a vector,
     // normalised by sum rho (|U| + sqrt(T)) so that a gas at rest does not divide by zero.
@@ -673,8 +736,28 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         r.failed = true;
         r.failure = msg;
         m_W = m_Wold;
+        return;
     }
     (void)worst;
+    if (m_local_dt && m_closed) {
+        // Closed domain with local steps: sum_i V_i dW_i = -sum_f S_f F_f/dt_f (dt_L - dt_R) is
+        // not zero, so the mass drifts during the transient; scale the whole state back to the
+        // initial mass (W, f* before stage 2, q: the equilibria are linear in that scaling).
+        // At a fixed point the factor is exactly 1 (docs/steady.md).
+        const double alpha = m_mass0 / total_mass();
+        for (index_t i = 0; i < m_no; ++i) {
+            for (int e = 0; e < 5; ++e) m_W[5 * i + e] *= alpha;
+            for (int d = 0; d < 3; ++d) m_q[3 * i + d] *= alpha;
+        }
+#pragma omp parallel for schedule(static)
+        for (index_t i = 0; i < m_no; ++i)
+            for (int m = 0; m < m_nblk; ++m) {
+                const std::size_t k = (static_cast<std::size_t>(m) * m_nc + i) * m_B;
+                for (int v = 0; v < m_B; ++v) m_h[k + v] *= alpha;
+                if (m_store_b)
+                    for (int v = 0; v < m_B; ++v) m_b[k + v] *= alpha;
+            }
+    }
 }
 
 void UgksSolver::stage2_and_moments(double dt) {
@@ -688,7 +771,7 @@ void UgksSolver::stage2_and_moments(double dt) {
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i) {
         double M[17] = {0};
-        const double c = dt > 0 ? 0.5 * dt / m_tau[i] : 0.0;
+        const double c = dt > 0 ? 0.5 * (m_local_dt ? m_dtc[i] : dt) / m_tau[i] : 0.0;
         dispatch_dsb(m_gas.D, m_store_b, [&](auto Dc, auto SBc) {
             constexpr int D = decltype(Dc)::value;
             constexpr bool SB = decltype(SBc)::value;
@@ -722,7 +805,7 @@ StepResult UgksSolver::step() {
     }
     compute_prims();
     cell_tables();
-    const double dt = compute_dt();
+    const double dt = m_local_dt ? compute_local_dt() : compute_dt();
     r.dt = dt;
     {
         ScopedTimer t("reconstruction");
@@ -790,6 +873,7 @@ void UgksSolver::state_import(const SolverState& s) {
     m_h = s.h;
     m_b = s.b;
     compute_prims();
+    if (m_local_dt) m_mass0 = total_mass();  // the restart's state keeps its mass
 }
 
 }  // namespace ugks

@@ -39,6 +39,11 @@ struct TimeConfig {
     long steps = 1000;              ///< maximum number of steps
     double end_time = 0.0;          ///< 0 = no end time (steady or step-limited run)
     double steady_tolerance = 0.0;  ///< stop when the W residual drops below; 0 = off
+    /// transient (global time step, time-accurate) | steady (local time steps, docs/steady.md)
+    std::string mode = "transient";
+    double monitor_tolerance = 0.0;  ///< stop rule on the monitored quantities; 0 = off
+    long monitor_window = 100;       ///< steps over which they must change less than it
+    bool steady() const { return mode == "steady"; }
 };
 
 /// `parallel` section.

@@ -50,8 +50,12 @@ public:
 
     /// W from the initial state; h, b = reduced Maxwellians; q from the discrete moments.
     void initialize();
-    /// Advance one step of global size dt = CFL rule (global minimum). Collective over the world.
+    /// Advance one step of global size dt = CFL rule (global minimum), or, with time.mode: steady,
+    /// one iteration with local time steps (docs/steady.md; StepResult::dt is then the smallest
+    /// local step). Collective over the world.
     StepResult step();
+    /// time.mode: steady (per-cell time steps, conservative face rates, closed-domain mass fix).
+    bool local_time_stepping() const { return m_local_dt; }
 
     /// Output fields on the owned cells: rho, U, T, p, q, stress (xx xy xz yy yz zz; P_ij - p
     /// delta_ij over the resolved velocity components), Mach, Kn_local.
@@ -74,6 +78,12 @@ public:
 private:
     void compute_prims();
     double compute_dt() const;
+    /// Steady mode: per-cell steps dt_i = CFL x local bound (owned, then halo), per-face steps
+    /// dt_f = min of its cells' steps; returns the global minimum of dt_i.
+    double compute_local_dt();
+    /// Steady mode, closed domain: total mass over the owned cells (sum over comm_x, identical on
+    /// every velocity rank).
+    double total_mass() const;
     void gradients_W();
     void face_precompute(double dt);
     void wall_densities();
@@ -124,6 +134,12 @@ private:
     // per-step work arrays, allocated once (block working set)
     std::vector<double> m_gh, m_gb, m_phi_h, m_phi_b, m_Fsum, m_mom;
     HaloExchange m_halo;
+    // steady mode (docs/steady.md)
+    bool m_local_dt = false;      ///< time.mode: steady
+    bool m_closed = false;        ///< no far-field / inflow / outflow face anywhere
+    double m_mass0 = 0;           ///< total mass kept by the closed-domain correction
+    std::vector<double> m_dtc;    ///< per local cell: local time step dt_i
+    std::vector<double> m_dtf;    ///< per local face: face time step dt_f
     long m_step = 0;
     double m_time = 0;
 };

@@ -1,0 +1,91 @@
+// Decomposition invariance of time.mode: steady (issue 8, docs/steady.md): local time steps (per
+// cell, halo-exchanged, min over a face's two cells), the rate form of the face fluxes and the
+// closed-domain mass correction (a sum over comm_x, broadcast over comm_v) give the same fields
+// under every phase-space decomposition (P_x, P_v) and block size to <= 1e-11 relative.
+// The decomposition case on a mesh stretched towards the walls (local steps differing by ~3x),
+// 30 iterations. np = 1 writes the serial reference (ctest fixture, as test_decomposition.cpp).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "regression_util.hpp"
+
+namespace {
+
+using namespace ugks::regression;
+
+const std::vector<std::string> kSteady = {"time.mode=steady", "time.steps=30",
+                                          "mesh.box.stretch=[1.3, 1.3]",
+                                          "mesh.box.stretch_symmetric=true"};
+
+std::vector<std::string> with(std::vector<std::string> v, const std::vector<std::string>& more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+}
+
+TEST(SteadyDecomposition, FieldsIndependentOfPartitionAndBlockSize) {
+    int np = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    ASSERT_TRUE(np == 1 || np == 2 || np == 4) << "run under mpiexec -n 1, 2 or 4";
+    const std::string ref_dir =
+        std::string(UGKS_REGRESSION_BINARY_DIR) + "/steady_decomposition_reference";
+    if (np == 1) {
+        if (world_rank() == 0) {
+            std::error_code ec;
+            std::filesystem::remove_all(ref_dir, ec);
+            std::filesystem::create_directories(ref_dir, ec);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        const SolverRun ref = run_solver(case_file("decomposition"), kSteady, "steady_ref", ref_dir);
+        ASSERT_TRUE(run_completed(ref, 30)) << "serial reference";
+    }
+    ASSERT_TRUE(std::filesystem::exists(ref_dir + "/fields_final.h5"))
+        << "no serial reference in " << ref_dir
+        << ": run ugks_test_regression_decomposition_np1 first";
+    const Fields ref = read_fields(ref_dir);
+    ASSERT_EQ(ref.n, 120u);
+    int runs = 0;
+    double worst = 0;
+    for (int Pv = 1; Pv <= np; ++Pv) {
+        if (np % Pv != 0) continue;
+        for (int B : {7, 32}) {
+            const std::string what = "steady: P_x " + std::to_string(np / Pv) + " x P_v " +
+                                     std::to_string(Pv) + ", B_v " + std::to_string(B);
+            SCOPED_TRACE(what);
+            const SolverRun run = run_solver(
+                case_file("decomposition"),
+                with(kSteady, {"parallel.velocity_ranks=" + std::to_string(Pv),
+                               "parallel.block_size=" + std::to_string(B)}),
+                "steady_decomposition");
+            ASSERT_TRUE(run_completed(run, 30));
+            const Fields f = read_fields(run.dir);
+            ASSERT_EQ(f.n, ref.n);
+            EXPECT_EQ(f.centroid, ref.centroid) << what << ": global cell order";
+            const std::vector<std::pair<const char*, std::pair<const std::vector<double>*,
+                                                               const std::vector<double>*>>>
+                fields = {{"rho", {&f.rho, &ref.rho}}, {"U", {&f.U, &ref.U}},
+                          {"T", {&f.T, &ref.T}},       {"q", {&f.q, &ref.q}},
+                          {"stress", {&f.stress, &ref.stress}}};
+            for (const auto& nf : fields) {
+                const double d = max_rel_diff(*nf.second.first, *nf.second.second);
+                EXPECT_LE(d, 1e-11) << what << ": field " << nf.first;
+                worst = std::max(worst, d);
+            }
+            ++runs;
+            if (!::testing::Test::HasFailure()) remove_output(run.dir);
+        }
+    }
+    EXPECT_EQ(runs, np == 1 ? 2 : np == 2 ? 4 : 6);
+    if (world_rank() == 0)
+        std::printf(
+            "steady decomposition: %d runs on %d ranks, largest relative field deviation from the "
+            "serial reference %.2e\n",
+            runs, np, worst);
+}
+
+}  // namespace

@@ -1,0 +1,118 @@
+// Steady-state acceleration by local time steps (issue 8, docs/steady.md).
+//
+// LocalStepsReachTheTransientSteadyState: the stretched cavity of case.yaml (12 x 12 cells refined
+// towards the walls, local CFL bounds differing by 4.8x) run to residuals < 1e-8 with
+// time.mode: transient (global step) and time.mode: steady (local steps). Local stepping only
+// changes the time step inside the face's UGKS coefficients (the rates F_f/dt_f, Phi_f/dt_f), so
+// the two steady states differ by the dt dependence of the UGKS flux, a (dt_f - dt)/2 multiple of
+// the discrete kinetic residual at the faces (docs/steady.md). Measured (commit of this test):
+// centre-line velocities differ by 1.50e-3 U_w (u on x = 0.5) and 6.3e-4 U_w (v on y = 0.5);
+// for comparison the transient steady state itself moves by 1.20e-3 U_w when its global step is
+// halved (CFL 0.25), and the local-step one by 1.9e-3 U_w. Bound 2.5e-3 U_w (0.25 %; the issue
+// asks 0.5 %). Steps: 2217 steady vs 5578 transient (ratio 2.5); asserted >= 2.
+//
+// ClosedCavityKeepsMass: local steps do not conserve mass step by step (a face's flux rate is
+// multiplied by two different cell steps); the closed-domain correction scales the state back to
+// the initial mass, so the total mass of a closed box stays at its initial value to round-off
+// while the gas moves (the hot dense block of the decomposition case, stretched mesh).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "regression_util.hpp"
+
+namespace {
+
+using namespace ugks::regression;
+
+constexpr double kLid = 0.148322;
+
+// Centre-line velocity: component `comp` averaged over the two cell columns (axis) next to the
+// centre 0.5 (a cell face on this symmetric mesh), per position along the other axis.
+std::vector<double> centreline(const Fields& f, int axis, int comp) {
+    std::vector<double> c;
+    for (std::size_t i = 0; i < f.n; ++i) c.push_back(f.x(i, axis));
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end(), [](double a, double b) { return std::abs(a - b) < 1e-12; }),
+            c.end());
+    const std::size_t m = c.size() / 2;
+    std::map<long long, std::pair<double, int>> acc;
+    for (std::size_t i = 0; i < f.n; ++i) {
+        const double a = f.x(i, axis);
+        if (std::abs(a - c[m - 1]) > 1e-12 && std::abs(a - c[m]) > 1e-12) continue;
+        auto& e = acc[std::llround(f.x(i, 1 - axis) * 1e9)];
+        e.first += f.U[3 * i + comp];
+        e.second += 1;
+    }
+    std::vector<double> v;
+    for (const auto& kv : acc) v.push_back(kv.second.first / kv.second.second);
+    return v;
+}
+
+double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+    double d = a.size() == b.size() ? 0.0 : HUGE_VAL;
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+    return d;
+}
+
+TEST(Steady, LocalStepsReachTheTransientSteadyState) {
+    const SolverRun tr =
+        run_solver(case_file("steady"), {"time.mode=transient"}, "steady_transient");
+    ASSERT_TRUE(run_completed(tr));
+    const SolverRun st = run_solver(case_file("steady"), {}, "steady_local");
+    ASSERT_TRUE(run_completed(st));
+    const long n_tr = summary_steps(tr.dir), n_st = summary_steps(st.dir);
+    ASSERT_LT(n_tr, 40000) << "transient run did not reach the tolerance";
+    ASSERT_LT(n_st, 40000) << "steady run did not reach the tolerance";
+    EXPECT_EQ(read_summary(st.dir).value("time_mode", ""), "steady");
+    const Fields a = read_fields(tr.dir), b = read_fields(st.dir);
+    ASSERT_EQ(a.n, 144u);
+    const double du = max_diff(centreline(a, 0, 0), centreline(b, 0, 0)) / kLid;
+    const double dv = max_diff(centreline(a, 1, 1), centreline(b, 1, 1)) / kLid;
+    double mass_a = 0, mass_b = 0;
+    for (std::size_t i = 0; i < a.n; ++i) mass_a += a.rho[i] * a.volume[i];
+    for (std::size_t i = 0; i < b.n; ++i) mass_b += b.rho[i] * b.volume[i];
+    std::printf(
+        "steady cavity: %ld transient steps, %ld local-step iterations (ratio %.2f); centre lines "
+        "max |du|/U_w %.3e, |dv|/U_w %.3e; mass %.15f / %.15f\n",
+        n_tr, n_st, static_cast<double>(n_tr) / n_st, du, dv, mass_a, mass_b);
+    EXPECT_LE(du, 2.5e-3) << "u on x = 0.5";
+    EXPECT_LE(dv, 2.5e-3) << "v on y = 0.5";
+    EXPECT_GE(static_cast<double>(n_tr) / static_cast<double>(n_st), 2.0);
+    EXPECT_NEAR(mass_b, 1.0, 1e-12);
+    if (!::testing::Test::HasFailure()) {
+        remove_output(tr.dir);
+        remove_output(st.dir);
+    }
+}
+
+TEST(Steady, ClosedCavityKeepsMass) {
+    // The decomposition case (dense hot block, lid, one hot wall) on a stretched mesh.
+    const SolverRun run = run_solver(
+        case_file("decomposition"),
+        {"time.mode=steady", "time.steps=200", "mesh.box.stretch=[1.4, 1.4]",
+         "mesh.box.stretch_symmetric=true"},
+        "steady_mass");
+    ASSERT_TRUE(run_completed(run, 200));
+    const Fields f = read_fields(run.dir);
+    ASSERT_EQ(f.n, 120u);
+    // initial mass: rho = 1.5 in the block [0.2, 0.6] x [0.3, 0.8] (cell centroids), 1 elsewhere
+    double m0 = 0, m1 = 0, mom = 0;
+    for (std::size_t i = 0; i < f.n; ++i) {
+        const bool in = f.x(i, 0) >= 0.2 && f.x(i, 0) <= 0.6 && f.x(i, 1) >= 0.3 && f.x(i, 1) <= 0.8;
+        m0 += f.volume[i] * (in ? 1.5 : 1.0);
+        m1 += f.volume[i] * f.rho[i];
+        mom += f.volume[i] * f.rho[i] * std::hypot(f.U[3 * i], f.U[3 * i + 1]);
+    }
+    std::printf("steady closed box: mass %.16f, initial %.16f, relative change %.2e\n", m1, m0,
+                m1 / m0 - 1.0);
+    EXPECT_NEAR(m1 / m0, 1.0, 1e-12) << "total mass";
+    EXPECT_GT(mom, 1e-3 * m0) << "the gas moves";
+    if (!::testing::Test::HasFailure()) remove_output(run.dir);
+}
+
+}  // namespace
