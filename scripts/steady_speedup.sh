@@ -5,7 +5,8 @@
 #
 #   scripts/steady_speedup.sh SOLVER [OUTDIR]
 #   environment: CELLS (24), VEL (16), STRETCH (1.15, symmetric towards all walls), TOL (1e-6),
-#                CFL (0.5), MAXSTEPS (100000), NP (1: MPI ranks, mpirun when > 1), OMP_NUM_THREADS
+#                CFL (0.5), MAXSTEPS (100000), NP (1: MPI ranks, mpirun when > 1), OMP_NUM_THREADS,
+#                MESHES ("uniform stretched")
 # Prints one line per run (mesh, mode, steps, wall seconds, seconds per step, final residuals) and the
 # ratios; the runs' outputs stay in OUTDIR (default steady_speedup_out).
 set -euo pipefail
@@ -14,13 +15,13 @@ out="${2:-steady_speedup_out}"
 here="$(cd "$(dirname "$0")/.." && pwd)"
 case_file="$here/cases/cavity2d_kn0.075/cavity2d_kn0.075.yaml"
 CELLS="${CELLS:-24}" VEL="${VEL:-16}" STRETCH="${STRETCH:-1.15}" TOL="${TOL:-1e-6}"
-CFL="${CFL:-0.5}" MAXSTEPS="${MAXSTEPS:-100000}" NP="${NP:-1}"
+CFL="${CFL:-0.5}" MAXSTEPS="${MAXSTEPS:-100000}" NP="${NP:-1}" MESHES="${MESHES:-uniform stretched}"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 launch=()
 [[ "$NP" -gt 1 ]] && launch=(mpirun --allow-run-as-root --oversubscribe -np "$NP")
 mkdir -p "$out"
 declare -A steps wall
-for mesh in uniform stretched; do
+for mesh in $MESHES; do
   st=1.0; [[ "$mesh" == stretched ]] && st="$STRETCH"
   for mode in transient steady; do
     dir="$out/${mesh}_${mode}"
