@@ -169,17 +169,20 @@ void UgksSolver::initialize() {
             if (m_s.face_kind[f] == kGhostMaxwellian || m_s.face_kind[f] == kOutflow) open = 1;
         MPI_Allreduce(MPI_IN_PLACE, &open, 1, MPI_INT, MPI_MAX, m_layout.world);
         m_closed = open == 0;
-        m_mass0 = total_mass();
     }
 }
 
-double UgksSolver::total_mass() const {
-    double m = 0.0;
-    for (index_t i = 0; i < m_no; ++i) m += m_W[5 * i] * m_mesh.cell_volume[i];
-    MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
+void UgksSolver::total_mass(double& before, double& after) const {
+    double m[2] = {0.0, 0.0};
+    for (index_t i = 0; i < m_no; ++i) {
+        m[0] += m_Wold[5 * i] * m_mesh.cell_volume[i];
+        m[1] += m_W[5 * i] * m_mesh.cell_volume[i];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
     // every velocity rank must scale by the same bits (W is replicated over comm_v)
-    MPI_Bcast(&m, 1, MPI_DOUBLE, 0, m_layout.comm_v);
-    return m;
+    MPI_Bcast(m, 2, MPI_DOUBLE, 0, m_layout.comm_v);
+    before = m[0];
+    after = m[1];
 }
 
 double UgksSolver::compute_local_dt() {
@@ -742,9 +745,12 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     if (m_local_dt && m_closed) {
         // Closed domain with local steps: sum_i V_i dW_i = -sum_f S_f F_f/dt_f (dt_L - dt_R) is
         // not zero, so the mass drifts during the transient; scale the whole state back to the
-        // initial mass (W, f* before stage 2, q: the equilibria are linear in that scaling).
-        // At a fixed point the factor is exactly 1 (docs/steady.md).
-        const double alpha = m_mass0 / total_mass();
+        // mass before this update (W, f* before stage 2, q: the equilibria are linear in that
+        // scaling). At a fixed point the factor is exactly 1 (docs/steady.md). No stored
+        // reference mass: a restart continues bit-for-bit.
+        double before = 0, after = 0;
+        total_mass(before, after);
+        const double alpha = before / after;
         for (index_t i = 0; i < m_no; ++i) {
             for (int e = 0; e < 5; ++e) m_W[5 * i + e] *= alpha;
             for (int d = 0; d < 3; ++d) m_q[3 * i + d] *= alpha;
@@ -873,7 +879,6 @@ void UgksSolver::state_import(const SolverState& s) {
     m_h = s.h;
     m_b = s.b;
     compute_prims();
-    if (m_local_dt) m_mass0 = total_mass();  // the restart's state keeps its mass
 }
 
 }  // namespace ugks

@@ -81,9 +81,9 @@ private:
     /// Steady mode: per-cell steps dt_i = CFL x local bound (owned, then halo), per-face steps
     /// dt_f = min of its cells' steps; returns the global minimum of dt_i.
     double compute_local_dt();
-    /// Steady mode, closed domain: total mass over the owned cells (sum over comm_x, identical on
-    /// every velocity rank).
-    double total_mass() const;
+    /// Steady mode, closed domain: total mass of W^n (m_Wold) and of W^{n+1} (m_W) over the owned
+    /// cells (sums over comm_x, identical on every velocity rank).
+    void total_mass(double& before, double& after) const;
     void gradients_W();
     void face_precompute(double dt);
     void wall_densities();
@@ -137,7 +137,6 @@ private:
     // steady mode (docs/steady.md)
     bool m_local_dt = false;      ///< time.mode: steady
     bool m_closed = false;        ///< no far-field / inflow / outflow face anywhere
-    double m_mass0 = 0;           ///< total mass kept by the closed-domain correction
     std::vector<double> m_dtc;    ///< per local cell: local time step dt_i
     std::vector<double> m_dtf;    ///< per local face: face time step dt_f
     long m_step = 0;
