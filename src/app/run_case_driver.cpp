@@ -249,7 +249,7 @@ public:
         double left_steps = static_cast<double>(m_s.time.steps - step);
         if (m_s.time.end_time > 0 && r.dt > 0)
             left_steps = std::min(left_steps, std::ceil((m_s.time.end_time - time) / r.dt));
-        const bool bound = m_s.time.steady_tolerance > 0;
+        const bool bound = m_s.time.steady_tolerance > 0 || m_s.time.monitor_tolerance > 0;
         log::info(
             "step {:8d}  t = {:.6e}  dt = {:.3e}  residuals {:.3e} {:.3e} {:.3e}  {:.3g} s/step  "
             "left {}{}",

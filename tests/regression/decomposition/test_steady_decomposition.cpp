@@ -88,4 +88,42 @@ TEST(SteadyDecomposition, FieldsIndependentOfPartitionAndBlockSize) {
             runs, np, worst);
 }
 
+// Periodic faces in steady mode: the fully periodic box of tests/regression/periodic (moving gas,
+// a dense region) on a stretched mesh, P_x = np, 30 iterations, against np = 1.
+TEST(SteadyDecomposition, PeriodicBoxIndependentOfPartition) {
+    int np = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    const std::string ref_dir =
+        std::string(UGKS_REGRESSION_BINARY_DIR) + "/steady_periodic_decomposition_reference";
+    const std::vector<std::string> ov = with(kSteady, {});
+    if (np == 1) {
+        if (world_rank() == 0) {
+            std::error_code ec;
+            std::filesystem::remove_all(ref_dir, ec);
+            std::filesystem::create_directories(ref_dir, ec);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        const SolverRun ref = run_solver(case_file("periodic"), ov, "steady_periodic_ref", ref_dir);
+        ASSERT_TRUE(run_completed(ref, 30)) << "serial reference";
+        return;
+    }
+    ASSERT_TRUE(std::filesystem::exists(ref_dir + "/fields_final.h5")) << "no serial reference";
+    const Fields ref = read_fields(ref_dir);
+    const SolverRun run = run_solver(case_file("periodic"), ov, "steady_periodic");
+    ASSERT_TRUE(run_completed(run, 30));
+    const Fields f = read_fields(run.dir);
+    ASSERT_EQ(f.n, ref.n);
+    double worst = 0;
+    using Member = std::vector<double> Fields::*;
+    for (const Member m : {&Fields::rho, &Fields::U, &Fields::T, &Fields::q}) {
+        const double d = max_rel_diff(f.*m, ref.*m);
+        EXPECT_LE(d, 1e-11);
+        worst = std::max(worst, d);
+    }
+    if (world_rank() == 0)
+        std::printf("steady periodic decomposition: %d ranks, largest relative deviation %.2e\n", np,
+                    worst);
+    if (!::testing::Test::HasFailure()) remove_output(run.dir);
+}
+
 }  // namespace
