@@ -366,7 +366,7 @@ def face_quantities(faces, ref, R):
     half_z = np.all(X[:, 2] >= -tol)
     factor = (2 if half_y else 1) * (2 if half_z else 1)
     proj = float(np.sum(A * np.maximum(cos_inc, 0.0))) * factor  # faceted frontal area
-    return dict(U_dir=e.tolist(), theta=theta, cos_inc=cos_inc, area=A, Cp=cp, Cf=cf, Ch=ch, s=s, q=q, u=u, T_inf=T_inf,
+    return dict(U_dir=e.tolist(), theta=theta, theta_normal=np.degrees(np.arccos(np.clip(cos_inc, -1, 1))), cos_inc=cos_inc, area=A, Cp=cp, Cf=cf, Ch=ch, s=s, q=q, u=u, T_inf=T_inf,
                 Fx=fx * factor, factor=factor, CD=fx * factor / (q * math.pi * R * R),
                 CD_faceted=fx * factor / (q * proj), frontal_faceted=proj, R=R,
                 Q=float(np.sum(A * faces["q"])) * factor)
@@ -429,6 +429,9 @@ def main():
     ap.add_argument("run_dir", nargs="?")
     ap.add_argument("--dsmc", default=DSMC_DEFAULT, help="DSMC folder (surface_profiles.csv); 'none' to skip")
     ap.add_argument("--bin", type=float, default=2.0, help="bin width in degrees (default 2)")
+    ap.add_argument("--theta-from", choices=("centroid", "normal"), default="centroid",
+                    help="bin faces by the polar angle of their centroid (default, as the DSMC) or by the "
+                         "incidence angle of their normal (on a coarse faceted sphere the loads follow the normal)")
     ap.add_argument("--tw-over-tinf", type=float, default=None,
                     help="T_w/T_inf (default: from the run's configuration in surface_final.h5)")
     ap.add_argument("--mach", type=float, default=None,
@@ -459,6 +462,8 @@ def main():
     if not a.self_check and not self_check(verbose=False):  # the closed forms used below
         return 1
     fq = face_quantities(faces, ref, R)
+    if a.theta_from == "normal":
+        fq["theta"] = fq["theta_normal"]
     tw = a.tw_over_tinf if a.tw_over_tinf is not None else wall_temperature_ratio(config, ref)
     if tw is None:
         raise BadInput("T_w/T_inf unknown: no surface_final.h5 with the configuration; give --tw-over-tinf")
