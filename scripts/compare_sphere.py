@@ -2,12 +2,14 @@
 """Compare a sphere run (cases/sphere_*) with DSMC, free-molecular and continuum references.
 
 Usage:
-  scripts/compare_sphere.py RUN_DIR [--dsmc DIR] [--plots DIR] [--json FILE|-] [--bin DEG]
-                            [--tw-over-tinf X] [--check-fm CD_TOL CP_TOL CF_TOL CH_TOL]
+  scripts/compare_sphere.py RUN_DIR [--dsmc DIR|none] [--plots DIR] [--json FILE|-] [--bin DEG]
+                            [--theta-from centroid|normal] [--tw-over-tinf X] [--mach M] [--label TEXT]
+                            [--velocity-grid CHECKPOINT.h5] [--check-fm CD_TOL CP_TOL CF_TOL CH_TOL]
+                            [--check-fm-continuous CD_TOL CP_TOL CF_TOL CH_TOL]
   scripts/compare_sphere.py --self-check
 
-RUN_DIR is a run's output.directory: surface_final.csv (or surface_final.h5), optionally summary.json and
-probes_stagnation_line.csv. The wall faces are binned by the polar angle theta of their centroid, measured from
+RUN_DIR is a run's output.directory: surface_final.csv (or surface_final.h5), optionally summary.json,
+history.csv (C_D and residual history), probes_stagnation_line.csv and a checkpoint_*.h5 (its velocity set). The wall faces are binned by the polar angle theta of their centroid, measured from
 the upstream stagnation point (0 deg) about the sphere centre (the origin), in DEG-wide bins (default 2, as the
 DSMC), area-weighted. Cp = (p_w - p_inf)/q_inf, Cf = meridional shear (+ downstream, away from the
 stagnation point)/q_inf, Ch = q_w/(0.5 rho_inf U_inf^3), C_D = F_x/(q_inf pi R^2), as in
@@ -30,8 +32,13 @@ Comparisons:
      the same for T) against Billig (1967), Delta/R = 0.143 exp(3.24/M^2). Meaningful for Kn <= 0.005 only; for
      rarefied runs the numbers are printed as information.
 
---check-fm: exit 1 unless the run matches the free-molecular closed forms: |C_D/C_D,fm(faces) - 1| <= CD_TOL and
-the per-face Cp, Cf, Ch norms <= CP_TOL, CF_TOL, CH_TOL (used by the regression test of cases/sphere_fm).
+With --theta-from normal the faces are binned by the incidence angle of their normal instead (on a coarse faceted
+sphere a face's loads follow its orientation, not its centroid position).
+
+--check-fm: exit 1 unless the run matches the free-molecular closed forms evaluated with the run's discrete
+velocities (from the checkpoint): |C_D/C_D,fm(faces) - 1| <= CD_TOL and the per-face max norms of Cp, Cf, Ch <=
+CP_TOL, CF_TOL, CH_TOL, and the solver's force total equals the per-face sum to 1e-9; --check-fm-continuous: the
+same against the continuous closed forms (used by the regression test of cases/sphere_fm).
 --self-check: checks the flat-element formulas against a direct velocity-space quadrature and their sphere
 integral against the closed-form sphere drag (to 1e-6); exit 1 on failure.
 Bad input (missing files or columns, no wall faces) exits 2. Needs numpy (and h5py for .h5, matplotlib for
@@ -438,13 +445,17 @@ def main():
                     help="free-stream Mach number (default: from the run, U/sqrt(gamma T_inf/2))")
     ap.add_argument("--plots", default="", help="folder for PNG plots")
     ap.add_argument("--label", default="UGKS", help="legend label of the run")
-    ap.add_argument("--json", default="", help="write the results as JSON to this file ('-' = stdout)")
+    ap.add_argument("--json", default="", help="write the results as JSON to this file ('-' = stdout; the table then "
+                                                "goes to stderr)")
     ap.add_argument("--check-fm", nargs=4, type=float, metavar=("CD_TOL", "CP_TOL", "CF_TOL", "CH_TOL"))
     ap.add_argument("--check-fm-continuous", nargs=4, type=float, metavar=("CD_TOL", "CP_TOL", "CF_TOL", "CH_TOL"))
     ap.add_argument("--velocity-grid", default="",
                     help="checkpoint with /velocity/u, /velocity/w (default: newest checkpoint_*.h5 of RUN_DIR)")
     ap.add_argument("--self-check", action="store_true")
     a = ap.parse_args()
+    real_stdout = sys.stdout
+    if a.json == "-":  # stdout carries the JSON alone; the table goes to stderr
+        sys.stdout = sys.stderr
 
     if a.self_check:
         if not self_check(verbose=True):
@@ -650,7 +661,7 @@ def main():
     if a.json:
         txt = json.dumps(res, indent=1, default=float)
         if a.json == "-":
-            print(txt)
+            real_stdout.write(txt + "\n")
         else:
             with open(a.json, "w") as fh:
                 fh.write(txt + "\n")
