@@ -658,6 +658,35 @@ def main():
                 status = 1
         res["checks_passed"] = status == 0
 
+    # the common schema of the validation scripts (scripts/validation_report.py, validation_check.py):
+    # errors.<coefficient>.<reference>.{max, rms, points} normalized by the reference's peak, scalars.CD
+    common_err, common_scal = {}, {}
+    for key in ("Cp", "Cf", "Ch"):
+        if "dsmc" in res and key in res["dsmc"]:
+            e = res["dsmc"][key]
+            common_err.setdefault(key, {})["DSMC"] = {"max": e["max"], "rms": e["L2"], "points": e["bins"]}
+        if "free_molecular" in res and key in res["free_molecular"]:
+            e = res["free_molecular"][key]
+            common_err.setdefault(key, {})["free_molecular_faces"] = {"max": e["faces_max"], "rms": e["faces_L2"],
+                                                                      "points": res.get("faces")}
+    if "CD" in res:
+        if "dsmc" in res:
+            common_scal["CD"] = {"value": res["CD"], "reference": res["dsmc"]["CD_dsmc"],
+                                 "rel_error": res["dsmc"]["CD_rel"]}
+        elif "free_molecular" in res:
+            common_scal["CD"] = {"value": res["CD"], "reference": res["free_molecular"]["CD_faces_closed_form"],
+                                 "rel_error": res["free_molecular"]["CD_rel_vs_faces"]}
+    if "continuum" in res:
+        c = res["continuum"]
+        common_scal["stagnation_Cp_first_face"] = {"value": c["Cp0_run_face"], "reference": c["Cp0_rayleigh_pitot"],
+                                                   "rel_error": c["Cp0_rel"]}
+        if "standoff_rho_over_R" in c:  # needs the stagnation-line probe
+            common_scal["standoff_over_R"] = {"value": c["standoff_rho_over_R"],
+                                              "reference": c["standoff_billig_over_R"],
+                                              "rel_error": c["standoff_rho_over_R"] / c["standoff_billig_over_R"] - 1}
+    res["errors"], res["scalars"] = common_err, common_scal
+    res["normalisation"] = ("Cp, Cf, Ch differences divided by the reference's peak (DSMC: 2-degree bins; "
+                            "free molecular: per face); C_D relative")
     if a.json:
         txt = json.dumps(res, indent=1, default=float)
         if a.json == "-":
