@@ -169,31 +169,18 @@ void write_probes(const OutputConfig& out, const std::string& dir, const LocalMe
         CsvWriter csv;
         if (rank == 0) csv = CsvWriter(dir + "/probes_" + probe.name + ".csv", cols);
         for (const auto& x : pts) {
-            struct {
-                double d;
-                int r;
-            } mine{HUGE_VAL, rank}, best{};
-            index_t cell = -1;
-            for (index_t i = 0; i < local.n_owned; ++i) {
-                const Vec3& c = local.mesh.cell_centroid[i];
-                const double d = (c[0] - x[0]) * (c[0] - x[0]) + (c[1] - x[1]) * (c[1] - x[1]) +
-                                 (c[2] - x[2]) * (c[2] - x[2]);
-                if (d < mine.d) {
-                    mine.d = d;
-                    cell = i;
-                }
-            }
-            MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+            const NearestCell best = nearest_owned_cell(local, x, comm);
+            const index_t cell = best.cell;
             std::vector<double> row{x[0], x[1], x[2]};
-            if (rank == best.r) {
+            if (rank == best.rank) {
                 row.push_back(static_cast<double>(local.global_cell[cell]));
                 for (const auto& f : fields)
                     for (int k = 0; k < f.width; ++k) row.push_back(f.data[cell * f.width + k]);
             }
             int len = static_cast<int>(row.size());
-            MPI_Bcast(&len, 1, MPI_INT, best.r, comm);
+            MPI_Bcast(&len, 1, MPI_INT, best.rank, comm);
             row.resize(len);
-            MPI_Bcast(row.data(), len, MPI_DOUBLE, best.r, comm);
+            MPI_Bcast(row.data(), len, MPI_DOUBLE, best.rank, comm);
             if (rank == 0) csv.row(row);
         }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ugks/io/reports.hpp"
 
@@ -47,6 +48,34 @@ std::string SteadyMonitor::worst() const {
     return name;
 }
 
+NearestCell nearest_owned_cell(const LocalMesh& local, const Vec3& x, MPI_Comm comm) {
+    // Ties (points equidistant from several centroids, e.g. on a mid-plane of a box mesh) go to the
+    // lowest global cell id, so the choice does not depend on the decomposition.
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    struct {
+        double d;
+        int gid;
+    } mine{HUGE_VAL, std::numeric_limits<int>::max()}, best{};
+    index_t cell = -1;
+    for (index_t i = 0; i < local.n_owned; ++i) {
+        const Vec3& c = local.mesh.cell_centroid[i];
+        const double d = (c[0] - x[0]) * (c[0] - x[0]) + (c[1] - x[1]) * (c[1] - x[1]) +
+                         (c[2] - x[2]) * (c[2] - x[2]);
+        const int gid = static_cast<int>(local.global_cell[i]);
+        if (d < mine.d || (d == mine.d && gid < mine.gid)) {
+            mine.d = d;
+            mine.gid = gid;
+            cell = i;
+        }
+    }
+    MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+    const bool owner = cell >= 0 && mine.d == best.d && mine.gid == best.gid;
+    int owner_rank = owner ? rank : -1;
+    MPI_Allreduce(MPI_IN_PLACE, &owner_rank, 1, MPI_INT, MPI_MAX, comm);
+    return {owner_rank, owner ? cell : index_t(-1)};
+}
+
 ProbeSampler::ProbeSampler(const OutputConfig& out, const LocalMesh& local, MPI_Comm comm)
     : m_comm(comm) {
     int rank = 0;
@@ -55,22 +84,8 @@ ProbeSampler::ProbeSampler(const OutputConfig& out, const LocalMesh& local, MPI_
         m_names.push_back(probe.name);
         std::vector<index_t> cells;
         for (const auto& x : probe_points(probe.from, probe.to, probe.points)) {
-            struct {
-                double d;
-                int r;
-            } mine{HUGE_VAL, rank}, best{};
-            index_t cell = -1;
-            for (index_t i = 0; i < local.n_owned; ++i) {
-                const Vec3& c = local.mesh.cell_centroid[i];
-                const double d = (c[0] - x[0]) * (c[0] - x[0]) + (c[1] - x[1]) * (c[1] - x[1]) +
-                                 (c[2] - x[2]) * (c[2] - x[2]);
-                if (d < mine.d) {
-                    mine.d = d;
-                    cell = i;
-                }
-            }
-            MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
-            cells.push_back(best.r == rank ? cell : -1);
+            const NearestCell near = nearest_owned_cell(local, x, comm);
+            cells.push_back(near.rank == rank ? near.cell : -1);
         }
         m_cell.push_back(cells);
     }

@@ -43,6 +43,15 @@ private:
     std::deque<std::vector<MonitorGroup>> m_hist;  ///< the last window + 1 records
 };
 
+/// The owned cell whose centroid is nearest to x over all ranks of comm (collective; ties go to the
+/// lowest global cell id, independent of the decomposition): its rank, and on that rank the local
+/// cell index (-1 on the other ranks).
+struct NearestCell {
+    int rank = 0;
+    index_t cell = -1;
+};
+NearestCell nearest_owned_cell(const LocalMesh& local, const Vec3& x, MPI_Comm comm);
+
 /// Cells sampled by the output probes (nearest owned cell centroid, global nearest over comm, as
 /// probes_<name>.csv): per probe point the rank that holds it and its local cell.
 class ProbeSampler {
