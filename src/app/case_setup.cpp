@@ -75,12 +75,14 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     s.time.mode = cfg.get_enum_or("time.mode", {"transient", "steady"}, "transient");
 #if defined(UGKS_USE_CUDA)
     if (s.time.steady())
-        cfg.fail("time.mode", "'steady' (local time stepping) is implemented on the CPU backend only "
-                              "(UGKS_BACKEND=cpu); the CUDA backend runs time.mode: transient");
+        cfg.fail("time.mode",
+                 "'steady' (local time stepping) is implemented on the CPU backend only "
+                 "(UGKS_BACKEND=cpu); the CUDA backend runs time.mode: transient");
 #endif
     if (s.time.steady() && s.time.end_time > 0)
-        cfg.fail("time.end_time", "has no meaning with time.mode: steady (local time steps, no "
-                                  "physical time); stop with time.steps or time.steady_tolerance");
+        cfg.fail("time.end_time",
+                 "has no meaning with time.mode: steady (local time steps, no "
+                 "physical time); stop with time.steps or time.steady_tolerance");
     s.time.monitor_tolerance = cfg.get_or<double>("time.monitor_tolerance", 0.0);
     cfg.check_range("time.monitor_tolerance", s.time.monitor_tolerance, 0.0, HUGE_VAL);
     s.time.monitor_window = cfg.get_or<long>("time.monitor_window", 100);
@@ -205,7 +207,8 @@ MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, inde
 
 double mesh_bytes(const Mesh& m) {
     auto b = [](const auto& v) {
-        return static_cast<double>(v.size() * sizeof(typename std::decay_t<decltype(v)>::value_type));
+        return static_cast<double>(v.size() *
+                                   sizeof(typename std::decay_t<decltype(v)>::value_type));
     };
     return b(m.nodes) + b(m.cell_type) + b(m.cell_node_offsets) + b(m.cell_nodes) +
            b(m.face_node_offsets) + b(m.face_nodes) + b(m.face_owner) + b(m.face_neighbour) +

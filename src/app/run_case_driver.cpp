@@ -351,9 +351,9 @@ int run_case(const CommandLine& cl) {
         blocks.range(layout.q, first, count);
         const index_t local_vel = static_cast<index_t>(count) * blocks.block_size;
         const bool store_b = vel.dim < 3 || setup.gas.K_int > 0;
-        const MemoryEstimate mem = estimate_memory(
-            local.n_owned + local.n_ghost, local.n_owned, local.mesh.n_faces(), local_vel,
-            blocks.block_size, mesh.dim, store_b, mesh_bytes(mesh));
+        const MemoryEstimate mem =
+            estimate_memory(local.n_owned + local.n_ghost, local.n_owned, local.mesh.n_faces(),
+                            local_vel, blocks.block_size, mesh.dim, store_b, mesh_bytes(mesh));
         double mem_max = mem.total(), mem_sum = mem.total();
         MPI_Allreduce(MPI_IN_PLACE, &mem_max, 1, MPI_DOUBLE, MPI_MAX, world);
         MPI_Allreduce(MPI_IN_PLACE, &mem_sum, 1, MPI_DOUBLE, MPI_SUM, world);
@@ -531,8 +531,8 @@ int run_case(const CommandLine& cl) {
         if (monitor.active())
             log::info("monitor: {}{} must change by < {} (relative) over {} steps",
                       wall_patches.empty() ? "" : "force on each wall patch",
-                      probe_sampler.empty() ? "" : " + probes (rho, U, T)",
-                      monitor.tolerance(), monitor.window());
+                      probe_sampler.empty() ? "" : " + probes (rho, U, T)", monitor.tolerance(),
+                      monitor.window());
         double monitor_change = HUGE_VAL;
         while (solver.step_count() < setup.time.steps &&
                (setup.time.end_time <= 0 || solver.time() < setup.time.end_time * (1 - 1e-14))) {
@@ -592,8 +592,8 @@ int run_case(const CommandLine& cl) {
                         if (k < wall_patches.size())
                             for (int d = 0; d < 3; ++d) pf[3 * k + d] += sf.P[d] * sf.area;
                     }
-                    MPI_Allreduce(MPI_IN_PLACE, pf.data(), static_cast<int>(pf.size()),
-                                  MPI_DOUBLE, MPI_SUM, layout.comm_x);
+                    MPI_Allreduce(MPI_IN_PLACE, pf.data(), static_cast<int>(pf.size()), MPI_DOUBLE,
+                                  MPI_SUM, layout.comm_x);
                     groups.push_back({"wall forces", std::move(pf)});
                 }
                 if (!probe_sampler.empty())
@@ -692,8 +692,8 @@ int run_case(const CommandLine& cl) {
                   {"local_mesh", mem.local_mesh},
                   {"checkpoint_buffers", mem.io_buffers}}},
                 {"available", static_cast<double>(dev_total)},
-                {"available_source", mem_limit > 0 ? "UGKS_TEST_MEMORY_LIMIT_BYTES"
-                                                   : device::device_name()},
+                {"available_source",
+                 mem_limit > 0 ? "UGKS_TEST_MEMORY_LIMIT_BYTES" : device::device_name()},
                 {"host_rss_start_rank0", rss_start.rss},
                 {"host_rss_peak_rank0", rss_end.peak},
                 {"device_arrays_peak", static_cast<double>(memory_tally().peak)}};

@@ -187,22 +187,9 @@ void UgksSolver::total_mass(double& before, double& after) const {
 
 double UgksSolver::compute_local_dt() {
     // The rule of compute_dt, per cell: dt_i = CFL * 2 V_i / sum_f S_f s_f,i.
-    const double gamma = (m_gas.N + 2.0) / m_gas.N;
     double dtmin = HUGE_VAL;
     for (index_t i = 0; i < m_no; ++i) {
-        const auto& p = m_prim[i];
-        const double c = std::sqrt(gamma / (2.0 * p.lambda));
-        double sum = 0.0;
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t f = m_mesh.cell_faces[k];
-            const auto& n = m_mesh.face_normal[f];
-            const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
-            const double umax = m_s.umax_axis[0] * std::abs(n[0]) +
-                                m_s.umax_axis[1] * std::abs(n[1]) +
-                                m_s.umax_axis[2] * std::abs(n[2]);
-            sum += m_mesh.face_area[f] * std::max(umax, Un + c);
-        }
-        m_dtc[i] = m_setup.numerics.cfl * (2.0 * m_mesh.cell_volume[i] / sum);
+        m_dtc[i] = m_setup.numerics.cfl * cfl_ratio(i);
         dtmin = std::min(dtmin, m_dtc[i]);
     }
     {
@@ -265,24 +252,26 @@ cpu::BlockVel UgksSolver::block_vel(int m) const {
     return {m_s.ux.data() + s0, m_s.uy.data() + s0, m_s.uz.data() + s0, m_s.w.data() + s0};
 }
 
-double UgksSolver::compute_dt() const {
+double UgksSolver::cfl_ratio(index_t i) const {
     const double gamma = (m_gas.N + 2.0) / m_gas.N;
-    double ratio = HUGE_VAL;
-    for (index_t i = 0; i < m_no; ++i) {
-        const auto& p = m_prim[i];
-        const double c = std::sqrt(gamma / (2.0 * p.lambda));
-        double sum = 0.0;
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t f = m_mesh.cell_faces[k];
-            const auto& n = m_mesh.face_normal[f];
-            const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
-            const double umax =
-                m_s.umax_axis[0] * std::abs(n[0]) + m_s.umax_axis[1] * std::abs(n[1]) +
-                m_s.umax_axis[2] * std::abs(n[2]);  // >= max_k |u_k.n|, equal on tensor grids
-            sum += m_mesh.face_area[f] * std::max(umax, Un + c);
-        }
-        ratio = std::min(ratio, 2.0 * m_mesh.cell_volume[i] / sum);
+    const auto& p = m_prim[i];
+    const double c = std::sqrt(gamma / (2.0 * p.lambda));
+    double sum = 0.0;
+    for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+        const index_t f = m_mesh.cell_faces[k];
+        const auto& n = m_mesh.face_normal[f];
+        const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
+        const double umax =
+            m_s.umax_axis[0] * std::abs(n[0]) + m_s.umax_axis[1] * std::abs(n[1]) +
+            m_s.umax_axis[2] * std::abs(n[2]);  // >= max_k |u_k.n|, equal on tensor grids
+        sum += m_mesh.face_area[f] * std::max(umax, Un + c);
     }
+    return 2.0 * m_mesh.cell_volume[i] / sum;
+}
+
+double UgksSolver::compute_dt() const {
+    double ratio = HUGE_VAL;
+    for (index_t i = 0; i < m_no; ++i) ratio = std::min(ratio, cfl_ratio(i));
     double dt = m_setup.numerics.cfl * ratio;
     MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MIN, m_layout.world);
     if (m_setup.time.end_time > 0) dt = std::min(dt, m_setup.time.end_time - m_time);

@@ -119,8 +119,9 @@ struct MemoryEstimate {
     /// building it (face matching, partition graph): freed, but the heap stays resident; about
     /// the global mesh again
     double mesh_setup = 0;
-    double local_mesh = 0;   ///< this rank's part with ghosts, partition, solver geometry tables
-    double io_buffers = 0;   ///< checkpoint gather: distribution rows moved to contiguous cell blocks
+    double local_mesh = 0;  ///< this rank's part with ghosts, partition, solver geometry tables
+    double io_buffers =
+        0;  ///< checkpoint gather: distribution rows moved to contiguous cell blocks
     double total() const {
         return distributions + macroscopic + block_working_set + global_mesh + mesh_setup +
                local_mesh + io_buffers;

@@ -77,6 +77,9 @@ public:
 
 private:
     void compute_prims();
+    /// 2 V_i / sum_f S_f s_f,i: the CFL bound of owned cell i per unit CFL number (section 7), the
+    /// rule of both the global and the local (steady mode) time step.
+    double cfl_ratio(index_t i) const;
     double compute_dt() const;
     /// Steady mode: per-cell steps dt_i = CFL x local bound (owned, then halo), per-face steps
     /// dt_f = min of its cells' steps; returns the global minimum of dt_i.
@@ -135,10 +138,10 @@ private:
     std::vector<double> m_gh, m_gb, m_phi_h, m_phi_b, m_Fsum, m_mom;
     HaloExchange m_halo;
     // steady mode (docs/steady.md)
-    bool m_local_dt = false;      ///< time.mode: steady
-    bool m_closed = false;        ///< no far-field / inflow / outflow face anywhere
-    std::vector<double> m_dtc;    ///< per local cell: local time step dt_i
-    std::vector<double> m_dtf;    ///< per local face: face time step dt_f
+    bool m_local_dt = false;    ///< time.mode: steady
+    bool m_closed = false;      ///< no far-field / inflow / outflow face anywhere
+    std::vector<double> m_dtc;  ///< per local cell: local time step dt_i
+    std::vector<double> m_dtf;  ///< per local face: face time step dt_f
     long m_step = 0;
     double m_time = 0;
 };

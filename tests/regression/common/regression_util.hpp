@@ -41,6 +41,17 @@ inline int world_rank() {
     return r;
 }
 
+/// Empty the serial reference directory `dir` of a decomposition test (rank 0 removes and recreates
+/// it; collective over MPI_COMM_WORLD).
+inline void fresh_reference_dir(const std::string& dir) {
+    if (world_rank() == 0) {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+        std::filesystem::create_directories(dir, ec);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /// One in-process run of ugks::run_case (collective over MPI_COMM_WORLD).
 struct SolverRun {
     int code = -1;    ///< exit code of run_case (0 ok, 2 input, 3 numerical, 1 other)
@@ -245,6 +256,32 @@ inline std::vector<double> component(const std::vector<double>& v, int width, in
     std::vector<double> out;
     for (std::size_t i = c; i < v.size(); i += width) out.push_back(v[i]);
     return out;
+}
+
+/// The output fields compared by the decomposition tests, with their widths.
+struct NamedField {
+    const char* name;
+    int width;
+    std::vector<double> Fields::*member;
+};
+inline const NamedField kComparedFields[] = {
+    {"rho", 1, &Fields::rho},  {"U", 3, &Fields::U}, {"T", 1, &Fields::T},
+    {"p", 1, &Fields::p},      {"q", 3, &Fields::q}, {"stress", 6, &Fields::stress},
+    {"Mach", 1, &Fields::Mach}};
+
+// Every field (each component of the vector ones) of `run` against `ref`, relative to the field's
+// scale; `worst` collects the largest deviation seen.
+inline void expect_same_fields(const Fields& ref, const Fields& run, const std::string& what,
+                               double& worst) {
+    ASSERT_EQ(run.n, ref.n) << what;
+    EXPECT_EQ(run.centroid, ref.centroid) << what << ": global cell order";
+    for (const auto& nf : kComparedFields)
+        for (int c = 0; c < nf.width; ++c) {
+            const double d = max_rel_diff(component(run.*nf.member, nf.width, c),
+                                          component(ref.*nf.member, nf.width, c), 1e-300);
+            EXPECT_LE(d, 1e-11) << what << ": field " << nf.name << " component " << c;
+            worst = std::max(worst, d);
+        }
 }
 
 }  // namespace ugks::regression

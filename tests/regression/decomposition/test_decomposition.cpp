@@ -42,42 +42,12 @@ std::string reference_dir() {
     return std::string(UGKS_REGRESSION_BINARY_DIR) + "/decomposition_reference";
 }
 
-struct Named {
-    const char* name;
-    int width;
-    std::vector<double> Fields::*member;
-};
-const Named kFields[] = {{"rho", 1, &Fields::rho},  {"U", 3, &Fields::U},
-                         {"T", 1, &Fields::T},      {"p", 1, &Fields::p},
-                         {"q", 3, &Fields::q},      {"stress", 6, &Fields::stress},
-                         {"Mach", 1, &Fields::Mach}};
-
-// Every field (each component of the vector ones) of `run` against `ref`, relative to the field's
-// scale; `worst` collects the largest deviation seen.
-void expect_same_fields(const Fields& ref, const Fields& run, const std::string& what,
-                        double& worst) {
-    ASSERT_EQ(run.n, ref.n) << what;
-    EXPECT_EQ(run.centroid, ref.centroid) << what << ": global cell order";
-    for (const auto& nf : kFields)
-        for (int c = 0; c < nf.width; ++c) {
-            const double d = max_rel_diff(component(run.*nf.member, nf.width, c),
-                                          component(ref.*nf.member, nf.width, c), 1e-300);
-            EXPECT_LE(d, 1e-11) << what << ": field " << nf.name << " component " << c;
-            worst = std::max(worst, d);
-        }
-}
-
 TEST(Decomposition, FieldsIndependentOfPartitionAndBlockSize) {
     const int np = world_size();
     ASSERT_TRUE(np == 1 || np == 2 || np == 4) << "run under mpiexec -n 1, 2 or 4";
     const std::string ref_dir = reference_dir();
     if (np == 1) {
-        if (world_rank() == 0) {
-            std::error_code ec;
-            std::filesystem::remove_all(ref_dir, ec);
-            std::filesystem::create_directories(ref_dir, ec);
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
+        fresh_reference_dir(ref_dir);
         const SolverRun ref =
             run_solver(case_file("decomposition"), {}, "decomposition_ref", ref_dir);
         ASSERT_TRUE(run_completed(ref, 20)) << "serial reference";

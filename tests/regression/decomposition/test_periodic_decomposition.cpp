@@ -35,12 +35,7 @@ TEST(DecompositionPeriodic, FieldsIndependentOfPartition) {
     const std::vector<std::string> common = {"time.steps=30"};
     const std::string ref_dir = periodic_reference_dir();
     if (np == 1) {
-        if (world_rank() == 0) {
-            std::error_code ec;
-            std::filesystem::remove_all(ref_dir, ec);
-            std::filesystem::create_directories(ref_dir, ec);
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
+        fresh_reference_dir(ref_dir);
         const SolverRun ref = run_solver(case_path, common, "decomposition_periodic_ref", ref_dir);
         ASSERT_TRUE(run_completed(ref, 30)) << "serial reference";
         return;

@@ -35,13 +35,9 @@ TEST(SteadyDecomposition, FieldsIndependentOfPartitionAndBlockSize) {
     const std::string ref_dir =
         std::string(UGKS_REGRESSION_BINARY_DIR) + "/steady_decomposition_reference";
     if (np == 1) {
-        if (world_rank() == 0) {
-            std::error_code ec;
-            std::filesystem::remove_all(ref_dir, ec);
-            std::filesystem::create_directories(ref_dir, ec);
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-        const SolverRun ref = run_solver(case_file("decomposition"), kSteady, "steady_ref", ref_dir);
+        fresh_reference_dir(ref_dir);
+        const SolverRun ref =
+            run_solver(case_file("decomposition"), kSteady, "steady_ref", ref_dir);
         ASSERT_TRUE(run_completed(ref, 30)) << "serial reference";
     }
     ASSERT_TRUE(std::filesystem::exists(ref_dir + "/fields_final.h5"))
@@ -57,25 +53,13 @@ TEST(SteadyDecomposition, FieldsIndependentOfPartitionAndBlockSize) {
             const std::string what = "steady: P_x " + std::to_string(np / Pv) + " x P_v " +
                                      std::to_string(Pv) + ", B_v " + std::to_string(B);
             SCOPED_TRACE(what);
-            const SolverRun run = run_solver(
-                case_file("decomposition"),
-                with(kSteady, {"parallel.velocity_ranks=" + std::to_string(Pv),
-                               "parallel.block_size=" + std::to_string(B)}),
-                "steady_decomposition");
+            const SolverRun run =
+                run_solver(case_file("decomposition"),
+                           with(kSteady, {"parallel.velocity_ranks=" + std::to_string(Pv),
+                                          "parallel.block_size=" + std::to_string(B)}),
+                           "steady_decomposition");
             ASSERT_TRUE(run_completed(run, 30));
-            const Fields f = read_fields(run.dir);
-            ASSERT_EQ(f.n, ref.n);
-            EXPECT_EQ(f.centroid, ref.centroid) << what << ": global cell order";
-            const std::vector<std::pair<const char*, std::pair<const std::vector<double>*,
-                                                               const std::vector<double>*>>>
-                fields = {{"rho", {&f.rho, &ref.rho}}, {"U", {&f.U, &ref.U}},
-                          {"T", {&f.T, &ref.T}},       {"q", {&f.q, &ref.q}},
-                          {"stress", {&f.stress, &ref.stress}}};
-            for (const auto& nf : fields) {
-                const double d = max_rel_diff(*nf.second.first, *nf.second.second);
-                EXPECT_LE(d, 1e-11) << what << ": field " << nf.first;
-                worst = std::max(worst, d);
-            }
+            expect_same_fields(ref, read_fields(run.dir), what, worst);
             ++runs;
             if (!::testing::Test::HasFailure()) remove_output(run.dir);
         }
@@ -97,12 +81,7 @@ TEST(SteadyDecomposition, PeriodicBoxIndependentOfPartition) {
         std::string(UGKS_REGRESSION_BINARY_DIR) + "/steady_periodic_decomposition_reference";
     const std::vector<std::string> ov = with(kSteady, {});
     if (np == 1) {
-        if (world_rank() == 0) {
-            std::error_code ec;
-            std::filesystem::remove_all(ref_dir, ec);
-            std::filesystem::create_directories(ref_dir, ec);
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
+        fresh_reference_dir(ref_dir);
         const SolverRun ref = run_solver(case_file("periodic"), ov, "steady_periodic_ref", ref_dir);
         ASSERT_TRUE(run_completed(ref, 30)) << "serial reference";
         return;
@@ -121,8 +100,8 @@ TEST(SteadyDecomposition, PeriodicBoxIndependentOfPartition) {
         worst = std::max(worst, d);
     }
     if (world_rank() == 0)
-        std::printf("steady periodic decomposition: %d ranks, largest relative deviation %.2e\n", np,
-                    worst);
+        std::printf("steady periodic decomposition: %d ranks, largest relative deviation %.2e\n",
+                    np, worst);
     if (!::testing::Test::HasFailure()) remove_output(run.dir);
 }
 

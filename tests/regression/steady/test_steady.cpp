@@ -39,8 +39,9 @@ std::vector<double> centreline(const Fields& f, int axis, int comp) {
     std::vector<double> c;
     for (std::size_t i = 0; i < f.n; ++i) c.push_back(f.x(i, axis));
     std::sort(c.begin(), c.end());
-    c.erase(std::unique(c.begin(), c.end(), [](double a, double b) { return std::abs(a - b) < 1e-12; }),
-            c.end());
+    c.erase(
+        std::unique(c.begin(), c.end(), [](double a, double b) { return std::abs(a - b) < 1e-12; }),
+        c.end());
     const std::size_t m = c.size() / 2;
     std::map<long long, std::pair<double, int>> acc;
     for (std::size_t i = 0; i < f.n; ++i) {
@@ -57,7 +58,8 @@ std::vector<double> centreline(const Fields& f, int axis, int comp) {
 
 double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
     double d = a.size() == b.size() ? 0.0 : HUGE_VAL;
-    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+        d = std::max(d, std::abs(a[i] - b[i]));
     return d;
 }
 
@@ -94,18 +96,19 @@ TEST(Steady, LocalStepsReachTheTransientSteadyState) {
 
 TEST(Steady, ClosedCavityKeepsMass) {
     // The decomposition case (dense hot block, lid, one hot wall) on a stretched mesh.
-    const SolverRun run = run_solver(
-        case_file("decomposition"),
-        {"time.mode=steady", "time.steps=200", "mesh.box.stretch=[1.4, 1.4]",
-         "mesh.box.stretch_symmetric=true"},
-        "steady_mass");
+    const SolverRun run =
+        run_solver(case_file("decomposition"),
+                   {"time.mode=steady", "time.steps=200", "mesh.box.stretch=[1.4, 1.4]",
+                    "mesh.box.stretch_symmetric=true"},
+                   "steady_mass");
     ASSERT_TRUE(run_completed(run, 200));
     const Fields f = read_fields(run.dir);
     ASSERT_EQ(f.n, 120u);
     // initial mass: rho = 1.5 in the block [0.2, 0.6] x [0.3, 0.8] (cell centroids), 1 elsewhere
     double m0 = 0, m1 = 0, mom = 0;
     for (std::size_t i = 0; i < f.n; ++i) {
-        const bool in = f.x(i, 0) >= 0.2 && f.x(i, 0) <= 0.6 && f.x(i, 1) >= 0.3 && f.x(i, 1) <= 0.8;
+        const bool in =
+            f.x(i, 0) >= 0.2 && f.x(i, 0) <= 0.6 && f.x(i, 1) >= 0.3 && f.x(i, 1) <= 0.8;
         m0 += f.volume[i] * (in ? 1.5 : 1.0);
         m1 += f.volume[i] * f.rho[i];
         mom += f.volume[i] * f.rho[i] * std::hypot(f.U[3 * i], f.U[3 * i + 1]);
@@ -117,8 +120,9 @@ TEST(Steady, ClosedCavityKeepsMass) {
     if (!::testing::Test::HasFailure()) remove_output(run.dir);
 }
 
-// A steady run interrupted by a checkpoint and continued with --restart latest ends with the same bits
-// as the uninterrupted run (the closed-domain correction keeps no state outside the checkpoint).
+// A steady run interrupted by a checkpoint and continued with --restart latest ends with the same
+// bits as the uninterrupted run (the closed-domain correction keeps no state outside the
+// checkpoint).
 TEST(Steady, RestartContinuesBitForBit) {
     const std::vector<std::string> ov = {"time.mode=steady", "mesh.box.stretch=[1.3, 1.3]",
                                          "mesh.box.stretch_symmetric=true"};
@@ -129,8 +133,8 @@ TEST(Steady, RestartContinuesBitForBit) {
     const SolverRun full =
         run_solver(case_file("decomposition"), with({"time.steps=40"}), "steady_full");
     ASSERT_TRUE(run_completed(full, 40));
-    const SolverRun part = run_solver(case_file("decomposition"),
-                                      with({"time.steps=20", "checkpoint.every=20"}), "steady_part");
+    const SolverRun part = run_solver(
+        case_file("decomposition"), with({"time.steps=20", "checkpoint.every=20"}), "steady_part");
     ASSERT_TRUE(run_completed(part, 20));
     ugks::CommandLine cl;
     cl.case_file = case_file("decomposition");
