@@ -53,7 +53,7 @@ nlohmann::json times_json(const overset::AssemblyTimes& t) {
             {"donor_query", t.donor_query},
             {"classification", t.classification},
             {"donor_stencils", t.donor_stencils},
-            {"transfers", 0.0},
+            {"transfers", t.transfers},
             {"mpi", 0.0},
             {"assembly_total", t.total()}};
 }
@@ -125,6 +125,10 @@ int run_overset_case(const CommandLine& cl) {
             std::filesystem::create_directories(dir, ec);
             if (ec) UGKS_INPUT_ERROR("output.directory: cannot create '" << dir << "'");
             overset::OversetSystem sys = overset::make_system(oc, std::move(meshes));
+            log::info("  assembly on the {}",
+                      sys.backend == overset::Backend::Device
+                          ? "CUDA device (overset.backend " + oc.backend + ")"
+                          : "host (overset.backend " + oc.backend + ")");
             overset::AssemblyTimes total_t;
             nlohmann::json steps = nlohmann::json::array();
             overset::AssemblyCounts last;
@@ -152,6 +156,7 @@ int run_overset_case(const CommandLine& cl) {
                 total_t.donor_query += tm.donor_query;
                 total_t.classification += tm.classification;
                 total_t.donor_stencils += tm.donor_stencils;
+                total_t.transfers += tm.transfers;
                 nlohmann::json js = counts_json(last);
                 js["step"] = s;
                 js["time"] = t;
@@ -196,11 +201,12 @@ int run_overset_case(const CommandLine& cl) {
             j["case"] = oc.name;
             j["case_file"] = cl.case_file;
             j["mode"] = "overset";
-            j["build"] = {{"version", version_string},
-                          {"commit", git_commit},
-                          {"backend", backend_name},
-                          {"build_type", build_type},
-                          {"overset_backend", "cpu"}};
+            j["build"] = {
+                {"version", version_string},
+                {"commit", git_commit},
+                {"backend", backend_name},
+                {"build_type", build_type},
+                {"overset_backend", sys.backend == overset::Backend::Device ? "cuda" : "cpu"}};
             j["ranks"] = size;
             j["dim"] = sys.dim;
             j["layer_spacing"] = oc.layer_spacing;

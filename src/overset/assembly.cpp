@@ -22,25 +22,22 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Gather the coordinates of cell c's nodes (3 per node) into xn; returns the cell type code.
-int cell_nodes_xyz(const OversetGrid& g, index_t c, double* xn) {
-    const Mesh& m = g.mesh;
-    const index_t a = m.cell_node_offsets[c], b = m.cell_node_offsets[c + 1];
-    for (index_t j = a; j < b; ++j)
-        for (int d = 0; d < 3; ++d) xn[(j - a) * 3 + d] = g.xyz[m.cell_nodes[j] * 3 + d];
-    return static_cast<int>(m.cell_type[c]);
-}
-
-// Wall distance interpolated in cell c of g with weights w.
-double interpolate(const OversetGrid& g, index_t c, const double* w, const std::vector<double>& f) {
-    const Mesh& m = g.mesh;
-    double s = 0;
-    for (index_t j = m.cell_node_offsets[c]; j < m.cell_node_offsets[c + 1]; ++j)
-        s += w[j - m.cell_node_offsets[c]] * f[m.cell_nodes[j]];
-    return s;
-}
-
 }  // namespace
+
+GridView grid_view(const OversetGrid& g, int dim) {
+    GridView v;
+    v.dim = dim;
+    v.n_nodes = g.mesh.n_nodes();
+    v.n_cells = g.mesh.n_cells();
+    v.xyz = g.xyz.data();
+    v.cell_node_offsets = g.mesh.cell_node_offsets.data();
+    v.cell_nodes = g.mesh.cell_nodes.data();
+    v.cell_type = reinterpret_cast<const std::int8_t*>(g.mesh.cell_type.data());
+    v.cell_status = g.cell_status.empty() ? nullptr : g.cell_status.data();
+    v.wall_distance = g.wall_distance.empty() ? nullptr : g.wall_distance.data();
+    v.tree = view(g.donor_tree);
+    return v;
+}
 
 // ---- system set-up ------------------------------------------------------------------------------
 
@@ -99,6 +96,9 @@ OversetSystem make_system(const OversetCase& c, std::vector<Mesh> meshes) {
     sys.layer_spacing = c.layer_spacing;
     sys.leaf_size = c.leaf_size;
     sys.advancing_front = c.advancing_front;
+    sys.backend = c.backend == "device" || (c.backend == "auto" && device_available())
+                      ? Backend::Device
+                      : Backend::Host;
     for (std::size_t i = 0; i < meshes.size(); ++i) {
         const GridSpec& s = c.grids[i];
         add_grid(sys, s.name, std::move(meshes[i]), s.layer, s.walls, s.motion);
@@ -238,44 +238,21 @@ std::vector<double> cell_boxes(const Mesh& mesh, const double* xyz) {
     double* bx = box.data();
     const index_t* off = mesh.cell_node_offsets.data();
     const index_t* cn = mesh.cell_nodes.data();
-    host_for(nc, [=](index_t c) {
-        double lo[3] = {kInf, kInf, kInf}, hi[3] = {-kInf, -kInf, -kInf};
-        for (index_t j = off[c]; j < off[c + 1]; ++j)
-            for (int a = 0; a < dim; ++a) {
-                lo[a] = std::min(lo[a], xyz[cn[j] * 3 + a]);
-                hi[a] = std::max(hi[a], xyz[cn[j] * 3 + a]);
-            }
-        double h = 0;
-        for (int a = 0; a < dim; ++a) h = std::max(h, hi[a] - lo[a]);
-        for (int a = 0; a < dim; ++a) {
-            bx[c * 2 * dim + a] = lo[a] - 1e-9 * h;
-            bx[c * 2 * dim + dim + a] = hi[a] + 1e-9 * h;
-        }
-    });
+    host_for(nc, [=](index_t c) { cell_box_of(dim, off, cn, xyz, c, bx + c * 2 * dim); });
     return box;
 }
 
 index_t find_donor(const OversetGrid& g, int dim, const double* x, bool skip_holes, double* w) {
-    index_t best = -1;
-    double xn[kMaxCellNodes * 3], xi[3], wc[kMaxCellNodes];
-    kd_boxes_containing(view(g.donor_tree), x, [&](index_t c) {
-        if (best >= 0 && c > best) return;
-        if (skip_holes && g.cell_status[c] == 0) return;
-        const int type = cell_nodes_xyz(g, c, xn);
-        if (locate_in_cell(type, dim, xn, x, xi, wc)) {
-            best = c;
-            for (int i = 0; i < kMaxCellNodes; ++i) w[i] = i < shape_count(type) ? wc[i] : 0.0;
-        }
-    });
-    return best;
+    return find_donor_in(grid_view(g, dim), x, skip_holes, w);
 }
 
 index_t find_donor_brute(const OversetGrid& g, int dim, const double* x, bool skip_holes,
                          double* w) {
+    const GridView v = grid_view(g, dim);
     double xn[kMaxCellNodes * 3], xi[3], wc[kMaxCellNodes];
     for (index_t c = 0; c < g.mesh.n_cells(); ++c) {
         if (skip_holes && g.cell_status[c] == 0) continue;
-        const int type = cell_nodes_xyz(g, c, xn);
+        const int type = cell_nodes_xyz(v, c, xn);
         if (locate_in_cell(type, dim, xn, x, xi, wc)) {
             for (int i = 0; i < kMaxCellNodes; ++i) w[i] = i < shape_count(type) ? wc[i] : 0.0;
             return c;
@@ -287,6 +264,7 @@ index_t find_donor_brute(const OversetGrid& g, int dim, const double* x, bool sk
 // ---- assembly -----------------------------------------------------------------------------------
 
 AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, const Pose& common) {
+    if (sys.backend == Backend::Device) return assemble_device(sys, time, times, common);
     AssemblyTimes local;
     AssemblyTimes& tm = times ? *times : local;
     const int dim = sys.dim;
@@ -295,13 +273,10 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
     // Motion: reset, then place every grid at its pose.
     auto t0 = std::chrono::steady_clock::now();
     for (OversetGrid& g : sys.grids) {
-        const Pose p = compose(pose_at(g.motion, time), common);
+        const PoseArrays p = compose(pose_at(g.motion, time), common).arrays();
         const index_t n = g.mesh.n_nodes();
         g.xyz.resize(static_cast<std::size_t>(n) * 3);
-        for (index_t i = 0; i < n; ++i) {
-            const Vec3 x = p.apply(g.mesh.nodes[i]);
-            for (int a = 0; a < 3; ++a) g.xyz[i * 3 + a] = a < dim ? x[a] : 0.0;
-        }
+        for (index_t i = 0; i < n; ++i) pose_apply(p, g.mesh.nodes[i].data(), dim, &g.xyz[i * 3]);
         g.node_status.assign(static_cast<std::size_t>(n), 1);
         g.cell_status.assign(static_cast<std::size_t>(g.mesh.n_cells()), 1);
         g.fringe_node.clear();
@@ -331,14 +306,18 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
         const index_t n = g.mesh.n_nodes();
         host_d[gi].assign(static_cast<std::size_t>(n), kInf);
         double* hd = host_d[gi].data();
-        const OversetSystem& s = sys;
+        std::vector<GridView> views;
+        for (const OversetGrid& h : sys.grids) views.push_back(grid_view(h, dim));
         host_for(n, [&, hd, gi](index_t i) {
             double w[kMaxCellNodes];
             for (int hi = 0; hi < ng; ++hi) {
                 if (hi == gi) continue;
-                const OversetGrid& h = s.grids[hi];
-                const index_t c = find_donor(h, dim, g.xyz.data() + 3 * i, false, w);
-                if (c >= 0) hd[i] = std::min(hd[i], interpolate(h, c, w, h.wall_distance));
+                const GridView& h = views[hi];
+                const index_t c = find_donor_in(h, g.xyz.data() + 3 * i, false, w);
+                if (c >= 0) {
+                    const double d = interpolate_in_cell(h, c, w, h.wall_distance);
+                    hd[i] = d < hd[i] ? d : hd[i];
+                }
             }
         });
     }
@@ -410,16 +389,17 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
         g.fringe_donor_grid.assign(static_cast<std::size_t>(nr), -1);
         g.fringe_donor_cell.assign(static_cast<std::size_t>(nr), -1);
         g.fringe_weights.assign(static_cast<std::size_t>(nr) * kMaxCellNodes, 0.0);
-        const OversetSystem& s = sys;
+        std::vector<GridView> views;
+        for (const OversetGrid& h : sys.grids) views.push_back(grid_view(h, dim));
         host_for(nr, [&, gi](index_t r) {
             const double* x = g.xyz.data() + 3 * g.fringe_node[r];
             double w[kMaxCellNodes], best = kInf;
             for (int hi = 0; hi < ng; ++hi) {
                 if (hi == gi) continue;
-                const OversetGrid& h = s.grids[hi];
-                const index_t c = find_donor(h, dim, x, true, w);
+                const GridView& h = views[hi];
+                const index_t c = find_donor_in(h, x, true, w);
                 if (c < 0) continue;
-                const double d = interpolate(h, c, w, h.wall_distance);
+                const double d = interpolate_in_cell(h, c, w, h.wall_distance);
                 if (d < best) {
                     best = d;
                     g.fringe_donor_grid[r] = hi;

@@ -25,6 +25,7 @@ KdView view(const KdTree& t) {
 KdTree build_kdtree(const double* pts, index_t n, int k, int leaf_size) {
     UGKS_REQUIRE(k >= 1 && k <= kKdMaxDim, "k-d tree dimension " << k);
     UGKS_REQUIRE(leaf_size >= 1, "leaf size " << leaf_size);
+    UGKS_REQUIRE(n < (index_t{1} << 31), "k-d tree over " << n << " points (at most 2^31 - 1)");
     KdTree t;
     t.k = k;
     t.n_points = n;
@@ -68,19 +69,21 @@ KdTree build_kdtree(const double* pts, index_t n, int k, int leaf_size) {
         for (const index_t c : level) {  // independent nodes: one thread block each on a GPU
             const index_t b = t.begin[c], e = t.end[c];
             if (e - b <= leaf_size) continue;
-            // Maximum-variance split dimension.
+            // Maximum-variance split dimension (quantized exact sums: the device gives the same).
             int s = 0;
             double best_var = -1;
             for (int d = 0; d < k; ++d) {
-                double mean = 0, m2 = 0;
-                for (index_t i = b; i < e; ++i) mean += pts[sorted[0][i] * k + d];
-                mean /= static_cast<double>(e - b);
+                const double lo = t.box_lo[c * k + d], hi = t.box_hi[c * k + d];
+                const double f = kd_quant_factor(lo, hi);
+                std::uint64_t s1 = 0, s2 = 0;
                 for (index_t i = b; i < e; ++i) {
-                    const double x = pts[sorted[0][i] * k + d] - mean;
-                    m2 += x * x;
+                    const std::uint64_t q = kd_quantize(pts[sorted[0][i] * k + d], lo, f);
+                    s1 += q;
+                    s2 += q * q;
                 }
-                if (m2 > best_var) {
-                    best_var = m2;
+                const double var = kd_quant_variance(s1, s2, e - b, lo, hi);
+                if (var > best_var) {
+                    best_var = var;
                     s = d;
                 }
             }

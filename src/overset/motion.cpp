@@ -13,6 +13,16 @@ Vec3 Pose::apply(const Vec3& x0) const {
     return x;
 }
 
+PoseArrays Pose::arrays() const {
+    PoseArrays a;
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) a.R[i][j] = R[i][j];
+        a.p[i] = point[i];
+        a.s[i] = shift[i];
+    }
+    return a;
+}
+
 Pose rotation_pose(const Vec3& axis, const Vec3& point, double angle) {
     Pose p;
     p.point = point;

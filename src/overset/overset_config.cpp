@@ -84,6 +84,10 @@ OversetCase parse_overset_case(Config& cfg) {
     c.leaf_size = cfg.get_or<int>("overset.leaf_size", 3);
     cfg.check_range("overset.leaf_size", c.leaf_size, 1, 16);
     c.advancing_front = cfg.get_or<bool>("overset.advancing_front", true);
+    c.backend = cfg.get_enum_or("overset.backend", {"auto", "host", "device"}, "auto");
+    if (c.backend == "device" && !device_available())
+        cfg.fail("overset.backend",
+                 "'device' needs a CUDA build (-DUGKS_BACKEND=cuda) and a visible CUDA device");
 
     if (!cfg.is_sequence("overset.grids") || cfg.sequence_size("overset.grids") == 0)
         cfg.fail("overset.grids",

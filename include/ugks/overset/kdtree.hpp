@@ -4,6 +4,7 @@
 ///
 /// Everything is stored in flat arrays (no pointers between nodes), so a tree can be copied to the
 /// device as it is; the queries are UGKS_HOST_DEVICE functions on a KdView of raw pointers.
+#include <cstdint>
 #include <vector>
 
 #include "ugks/core/types.hpp"
@@ -39,6 +40,32 @@ struct KdTree {
 /// 3. leaves hold at most `leaf_size` points. n == 0 gives an empty tree (no nodes).
 /// Splitting by position keeps both children non-empty for any data (also boxes with min == max).
 KdTree build_kdtree(const double* pts, index_t n, int k, int leaf_size = 3);
+
+/// Split-dimension variance in exact integer sums, identical on the CPU and the device whatever the
+/// summation order (decisions.md, overset GPU): every coordinate of a node is quantized to 16 bits
+/// relative to the node's bounding box, q = floor((x - lo) * 65535 / (hi - lo)) (0 for a flat
+/// dimension), and the node sums S1 = sum q, S2 = sum q^2 as unsigned 64-bit integers (exact for
+/// n < 2^31 points); the variance is then evaluated from (S1, S2, n, hi - lo) by the same few
+/// double operations on both backends.
+constexpr double kKdQuantLevels = 65535.0;
+
+UGKS_HOST_DEVICE inline double kd_quant_factor(double lo, double hi) {
+    return hi > lo ? kKdQuantLevels / (hi - lo) : 0.0;
+}
+UGKS_HOST_DEVICE inline std::uint64_t kd_quantize(double x, double lo, double f) {
+    const double v = (x - lo) * f;
+    const std::uint64_t q = v > 0 ? static_cast<std::uint64_t>(v) : 0;
+    return q > 65535u ? 65535u : q;
+}
+/// Variance (in the node's units^2) from the quantized sums.
+UGKS_HOST_DEVICE inline double kd_quant_variance(std::uint64_t s1, std::uint64_t s2, index_t n,
+                                                 double lo, double hi) {
+    const double nn = static_cast<double>(n);
+    const double m = static_cast<double>(s1) / nn;
+    const double v = static_cast<double>(s2) / nn - m * m;
+    const double h = (hi - lo) / kKdQuantLevels;
+    return v * (h * h);
+}
 
 /// Raw-pointer view of a KdTree that kernels capture by value.
 struct KdView {

@@ -5,12 +5,14 @@
 /// arrays (Span-friendly) so the phases can move to device kernels.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ugks/core/types.hpp"
 #include "ugks/mesh/mesh.hpp"
 #include "ugks/mesh/sources.hpp"
+#include "ugks/overset/grid_view.hpp"
 #include "ugks/overset/kdtree.hpp"
 
 namespace ugks {
@@ -38,6 +40,7 @@ struct Pose {
     Vec3 point{0, 0, 0};
     Vec3 shift{0, 0, 0};
     Vec3 apply(const Vec3& x0) const;
+    PoseArrays arrays() const;  ///< the same pose for pose_apply (kernels)
 };
 /// Rotation by `angle` about the unit `axis` (Rodrigues).
 Pose rotation_pose(const Vec3& axis, const Vec3& point, double angle);
@@ -61,7 +64,9 @@ struct OversetCase {
     double layer_spacing = 1.0;   ///< Δs of the layer distances
     int leaf_size = 3;            ///< k-d tree leaf size (1..16)
     bool advancing_front = true;  ///< initial radius from the neighbour's wall point
-    long steps = 1;               ///< number of moving steps after the initial assembly
+    /// overset.backend: "auto" (the device in CUDA builds with a visible device), "host", "device"
+    std::string backend = "auto";
+    long steps = 1;  ///< number of moving steps after the initial assembly
     double dt = 0.0;
     std::string output_directory = "output";
     long output_every = 1;  ///< write every N steps (0: only step 0 and the last)
@@ -111,11 +116,21 @@ struct AssemblyCounts {
 struct AssemblyTimes {
     double motion = 0, wall_tree_build = 0, wall_query = 0, donor_tree_build = 0, donor_query = 0,
            classification = 0, donor_stencils = 0;
+    double transfers = 0;  ///< device backend: uploads of the reference grids, results to the host
     double total() const {
         return motion + wall_tree_build + wall_query + donor_tree_build + donor_query +
-               classification + donor_stencils;
+               classification + donor_stencils + transfers;
     }
 };
+
+/// Where assemble() runs. Device: the CUDA kernels of src/overset/device_kernels.cpp (CUDA builds
+/// with a visible device; results identical to Host, decisions.md), copied back into the grids'
+/// host arrays after every assembly (the host donor_tree and cell_box stay empty).
+enum class Backend { Host, Device };
+
+namespace detail {
+struct DeviceState;  // device copies of the grids (device_kernels.cpp)
+}
 
 /// The grids and parameters of one assembly.
 struct OversetSystem {
@@ -124,6 +139,10 @@ struct OversetSystem {
     int leaf_size = 3;
     bool advancing_front = true;
     std::vector<OversetGrid> grids;
+    Backend backend = Backend::Host;
+    /// Device backend: reference grids uploaded at the first assembly (shared by copies of the
+    /// system; reset it after changing the grids).
+    std::shared_ptr<detail::DeviceState> device;
 };
 
 /// Build the system from meshes: wall nodes (patch names checked: InputError naming the grid),
@@ -167,6 +186,37 @@ index_t find_donor_brute(const OversetGrid& g, int dim, const double* x, bool sk
 
 /// Wall distances of every node of every grid (the wall-distance phases of assemble()).
 void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times = nullptr);
+
+/// Host view of grid g (its current xyz, status, wall distance and donor tree).
+GridView grid_view(const OversetGrid& g, int dim);
+
+// ---- device backend (device_kernels.cpp; CPU builds: device_available() is false and the other
+// functions throw)
+// ----------------------------------------------------------------------------------
+
+/// A CUDA build with a visible device.
+bool device_available();
+/// assemble() on the device (assemble() calls it for Backend::Device).
+AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* times,
+                               const Pose& common);
+/// Build the tree on the device from host points and download it (tests: equal to build_kdtree).
+KdTree build_kdtree_device(const double* pts, index_t n, int k, int leaf_size = 3);
+/// nearest_distances on the device: tree built there from `pts`, queries from host xyz.
+std::vector<double> nearest_distances_device(const double* pts, index_t n_pts, const double* xyz,
+                                             index_t n, int leaf_size = 3,
+                                             std::vector<index_t>* nearest = nullptr);
+/// Donor search on the device for host points x (3 per point) in grid g (a host grid with xyz and
+/// cell_status set): donor cells (-1: none) and weights [n * kMaxCellNodes].
+std::vector<index_t> find_donors_device(const OversetGrid& g, int dim, const double* x, index_t n,
+                                        bool skip_holes, std::vector<double>* weights);
+
+/// Timings of the device k-d tree (benchmark): build (after the points are on the device) and
+/// 1-NN queries (queries on the device), best of `reps`; distances of the last run.
+struct KdBenchTimes {
+    double build_s = 0, query_s = 0;
+};
+KdBenchTimes bench_kdtree_device(const double* pts, index_t n, const double* q, index_t nq,
+                                 int leaf_size, int reps, std::vector<double>* dist);
 
 }  // namespace ugks::overset
 

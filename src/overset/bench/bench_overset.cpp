@@ -1,0 +1,159 @@
+// ugks_bench_overset: k-d tree build (ns/point) and 1-NN query (ns/query) of the overset
+// wall-distance tree on the CPU (build_kdtree + nearest_distances, OpenMP queries) and on the
+// device (CUDA builds), with brute force on the small sizes. Used by scripts/bench_overset.sh
+// (docs/performance.md).
+//
+//   ugks_bench_overset [--sizes 1e4,1e5,1e6,1e7] [--sets uniform,stretched] [--backends cpu,gpu]
+//                      [--reps 3] [--brute-max 1e5] [--max-queries 1e6] [--leaf 3] [--dump DIR]
+//
+// Points: "uniform" in [-1,1]^3, "stretched" in [-100,100]x[-1,1]^2 (100:1); queries: an
+// independent cloud of the same distribution, min(n, max-queries) of them. Build times exclude the
+// copy of the points to the device; best of reps. One line per row: backend set n queries
+// build_ns_per_point query_ns_per_query, and for the device rows the mismatches against the CPU
+// distances (when run).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ugks/overset/overset.hpp"
+
+using namespace ugks;
+using namespace ugks::overset;
+
+namespace {
+
+std::vector<double> cloud(index_t n, unsigned seed, double sx) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<double> p(static_cast<std::size_t>(n) * 3);
+    for (index_t i = 0; i < n; ++i) {
+        p[3 * i] = sx * u(rng);
+        p[3 * i + 1] = u(rng);
+        p[3 * i + 2] = u(rng);
+    }
+    return p;
+}
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> v;
+    std::stringstream ss(s);
+    std::string t;
+    while (std::getline(ss, t, ',')) v.push_back(t);
+    return v;
+}
+
+double secs(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> sizes{"1e4", "1e5", "1e6", "1e7"}, sets{"uniform", "stretched"},
+        backends{"cpu", "gpu"};
+    int reps = 3, leaf = 3;
+    double brute_max = 1e5, max_q = 1e6;
+    std::string dump;  // --dump DIR: write the point sets (raw float64, 3 per point) for the peers
+    for (int a = 1; a + 1 < argc; a += 2) {
+        const std::string k = argv[a], v = argv[a + 1];
+        if (k == "--sizes")
+            sizes = split(v);
+        else if (k == "--sets")
+            sets = split(v);
+        else if (k == "--backends")
+            backends = split(v);
+        else if (k == "--reps")
+            reps = std::atoi(v.c_str());
+        else if (k == "--leaf")
+            leaf = std::atoi(v.c_str());
+        else if (k == "--brute-max")
+            brute_max = std::atof(v.c_str());
+        else if (k == "--max-queries")
+            max_q = std::atof(v.c_str());
+        else if (k == "--dump")
+            dump = v;
+        else {
+            std::fprintf(stderr, "unknown option %s\n", k.c_str());
+            return 2;
+        }
+    }
+    const bool want_cpu = std::count(backends.begin(), backends.end(), "cpu") > 0;
+    const bool want_gpu = std::count(backends.begin(), backends.end(), "gpu") > 0;
+    if (want_gpu && !device_available()) {
+        std::fprintf(stderr, "gpu rows skipped: no CUDA build or no visible device\n");
+    }
+    std::printf("%-6s %-10s %10s %9s %14s %14s %s\n", "impl", "set", "points", "queries",
+                "build_ns/pt", "query_ns/q", "check");
+    for (const std::string& set : sets) {
+        const double sx = set == "stretched" ? 100.0 : 1.0;
+        for (const std::string& ss : sizes) {
+            const index_t n = static_cast<index_t>(std::atof(ss.c_str()));
+            const index_t nq = std::min<index_t>(n, static_cast<index_t>(max_q));
+            const std::vector<double> p = cloud(n, 1234 + static_cast<unsigned>(n), sx);
+            const std::vector<double> q = cloud(nq, 777 + static_cast<unsigned>(n), sx);
+            if (!dump.empty()) {
+                for (const auto& [tag, v] :
+                     {std::pair<const char*, const std::vector<double>*>{"p", &p}, {"q", &q}}) {
+                    const std::string f = dump + "/" + tag + "_" + set + "_" + ss + ".bin";
+                    if (FILE* fp = std::fopen(f.c_str(), "wb")) {
+                        std::fwrite(v->data(), sizeof(double), v->size(), fp);
+                        std::fclose(fp);
+                    }
+                }
+            }
+            std::vector<double> dcpu;
+            if (want_cpu) {
+                const int r = n >= 1000000 ? 1 : reps;
+                double tb = 1e300, tq = 1e300;
+                for (int i = 0; i < r; ++i) {
+                    auto t0 = std::chrono::steady_clock::now();
+                    const KdTree t = build_kdtree(p.data(), n, 3, leaf);
+                    tb = std::min(tb, secs(t0));
+                    t0 = std::chrono::steady_clock::now();
+                    dcpu = nearest_distances(t, q.data(), nq);
+                    tq = std::min(tq, secs(t0));
+                }
+                std::printf("%-6s %-10s %10lld %9lld %14.1f %14.1f %s\n", "cpu", set.c_str(),
+                            static_cast<long long>(n), static_cast<long long>(nq), tb / n * 1e9,
+                            tq / nq * 1e9, "-");
+                std::fflush(stdout);
+            }
+            if (n <= brute_max) {
+                const index_t nb = std::min<index_t>(nq, 10000);
+                const auto t0 = std::chrono::steady_clock::now();
+                const std::vector<double> b = nearest_distances_brute(p.data(), n, q.data(), nb);
+                const double tq = secs(t0);
+                index_t bad = 0;
+                for (index_t i = 0; i < nb && !dcpu.empty(); ++i) bad += b[i] != dcpu[i];
+                std::printf("%-6s %-10s %10lld %9lld %14s %14.1f %s\n", "brute", set.c_str(),
+                            static_cast<long long>(n), static_cast<long long>(nb), "-",
+                            tq / nb * 1e9,
+                            dcpu.empty() ? "-" : (bad ? "MISMATCH" : "equal to cpu tree"));
+                std::fflush(stdout);
+            }
+            if (want_gpu && device_available()) {
+                std::vector<double> dg;
+                const KdBenchTimes t =
+                    bench_kdtree_device(p.data(), n, q.data(), nq, leaf, std::max(reps, 2), &dg);
+                index_t bad = 0;
+                for (index_t i = 0; i < nq && !dcpu.empty(); ++i) bad += dg[i] != dcpu[i];
+                char check[64];
+                if (dcpu.empty())
+                    std::snprintf(check, sizeof check, "-");
+                else
+                    std::snprintf(check, sizeof check, "%lld mismatches vs cpu",
+                                  static_cast<long long>(bad));
+                std::printf("%-6s %-10s %10lld %9lld %14.2f %14.2f %s\n", "gpu", set.c_str(),
+                            static_cast<long long>(n), static_cast<long long>(nq),
+                            t.build_s / n * 1e9, t.query_s / nq * 1e9, check);
+                std::fflush(stdout);
+            }
+        }
+    }
+    return 0;
+}
