@@ -71,14 +71,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     s.time.end_time = ref.input_time(s.time.end_time);
     s.time.steady_tolerance = cfg.get_or<double>("time.steady_tolerance", 0.0);
     cfg.check_range("time.steady_tolerance", s.time.steady_tolerance, 0.0, HUGE_VAL);
-    // Steady-state acceleration (issue 8, docs/steady.md): local time steps on the CPU backend.
+    // Steady-state acceleration (issue 8, docs/steady.md): local time steps (both backends).
     s.time.mode = cfg.get_enum_or("time.mode", {"transient", "steady"}, "transient");
-#if defined(UGKS_USE_CUDA)
-    if (s.time.steady())
-        cfg.fail("time.mode",
-                 "'steady' (local time stepping) is implemented on the CPU backend only "
-                 "(UGKS_BACKEND=cpu); the CUDA backend runs time.mode: transient");
-#endif
     if (s.time.steady() && s.time.end_time > 0)
         cfg.fail("time.end_time",
                  "has no meaning with time.mode: steady (local time steps, no "

@@ -1,10 +1,14 @@
 // Decomposition invariance of the device solver (issue 4): the cavity case on 2 ranks with
 // (P_x, P_v) = (1, 2) and (2, 1) against the same case on one rank (each rank computes the 1-rank
 // reference itself on MPI_COMM_SELF, on the same device), owned cells matched by global id, fields
-// equal to <= 1e-11 relative. Skips without a visible CUDA device.
+// equal to <= 1e-11 relative; the same for time.mode: steady (issue 8), whose device fields also
+// match the CPU solver's on the same 2-rank decomposition. Skips without a visible CUDA device.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -19,6 +23,14 @@ using namespace ugks::test;
 const std::vector<std::string> kSymmetryDecomp = {"numerics.limiter=venkatakrishnan",
                                                   "time.steps=15", "parallel.block_size=8"};
 const std::vector<std::string> kPeriodicDecomp = {"time.steps=15", "parallel.block_size=16"};
+// time.mode: steady on meshes stretched towards the boundaries (local steps differing by ~3x).
+const std::vector<std::string> kSteady = {"time.mode=steady", "mesh.box.stretch=[1.4, 1.4]",
+                                          "mesh.box.stretch_symmetric=true"};
+
+std::vector<std::string> with(std::vector<std::string> v, const std::vector<std::string>& more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+}
 
 /// True when parallel.halo: nccl can run: built with NCCL and one GPU per rank of each host.
 bool nccl_usable() {
@@ -119,6 +131,69 @@ TEST(DeviceDecomposition, NcclSymmetryPhysicalRanks) {
     std::vector<std::string> ov = kSymmetryDecomp;
     ov.push_back("parallel.halo=nccl");
     invariance(kSymmetryCase, 1, ov, "nccl symmetry P_x = np");
+}
+
+// time.mode: steady: the local steps' halo, the face steps, and in the closed cavity the mass
+// rescale (sums over comm_x, broadcast over comm_v); the symmetry case is open.
+TEST(DeviceDecomposition, SteadyCavityVelocityRanks) {
+    invariance(kCavityCase, world_size(), with(kSteady, {"time.steps=15"}),
+               "steady cavity P_v = np");
+}
+TEST(DeviceDecomposition, SteadyCavityPhysicalRanks) {
+    invariance(kCavityCase, 1, with(kSteady, {"time.steps=15"}), "steady cavity P_x = np");
+}
+TEST(DeviceDecomposition, SteadySymmetryPhysicalRanks) {
+    invariance(kSymmetryCase, 1, with(kSteady, kSymmetryDecomp), "steady symmetry P_x = np");
+}
+TEST(DeviceDecomposition, SteadyPeriodicVelocityRanks) {
+    invariance(kPeriodicCase, world_size(),
+               with(kPeriodicDecomp, {"time.mode=steady", "mesh.box.stretch=[1.0, 1.5]",
+                                      "mesh.box.stretch_symmetric=true"}),
+               "steady periodic P_v = np");
+}
+
+/// CPU and device solver in steady mode on the same world decomposition (velocity_ranks = pv):
+/// fields to <= 1e-10 relative after every iteration.
+void steady_cpu_vs_device(const char* yaml, int pv, const std::vector<std::string>& extra,
+                          const char* what) {
+    int local_has = have_device() ? 1 : 0, all_have = 0;
+    MPI_Allreduce(&local_has, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_have) GTEST_SKIP() << "no CUDA device visible";
+    std::vector<std::string> ov = with(kSteady, extra);
+    ov.push_back("parallel.velocity_ranks=" + std::to_string(pv));
+    auto P = make_problem(yaml, ov, MPI_COMM_WORLD);
+    UgksSolver cpu(P->setup, P->local, P->layout, P->vel, P->blocks);
+    UgksSolverDevice gpu(P->setup, P->local, P->layout, P->vel, P->blocks);
+    cpu.initialize();
+    gpu.initialize();
+    double worst = 0.0, step_worst = 0.0;
+    for (long n = 0; n < P->setup.time.steps; ++n) {
+        const StepResult a = cpu.step();
+        const StepResult b = gpu.step();
+        ASSERT_FALSE(a.failed) << a.failure;
+        ASSERT_FALSE(b.failed) << b.failure;
+        EXPECT_NEAR(a.dt, b.dt, 1e-13 * a.dt);
+        compare_fields(cpu.fields(), gpu.fields(), 1e-10,
+                       std::string(what) + " step " + std::to_string(n + 1), &step_worst);
+        worst = std::max(worst, step_worst);
+        if (::testing::Test::HasFailure()) break;
+    }
+    const auto ta = cpu.totals(), tb = gpu.totals();
+    for (int e = 0; e < 5; ++e) EXPECT_NEAR(ta[e], tb[e], 1e-11 * (std::abs(ta[0]) + 1.0));
+    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        std::printf("[ %s ] %d ranks, P_v = %d: max relative field difference CPU vs GPU %.3e\n",
+                    what, world_size(), pv, worst);
+}
+
+TEST(DeviceDecomposition, SteadyCavityPhysicalRanksMatchesCpu) {
+    steady_cpu_vs_device(kCavityCase, 1, {"time.steps=15"}, "steady cavity CPU vs GPU P_x = np");
+}
+TEST(DeviceDecomposition, SteadySymmetryVelocityRanksMatchesCpu) {
+    steady_cpu_vs_device(kSymmetryCase, world_size(), kSymmetryDecomp,
+                         "steady symmetry CPU vs GPU P_v = np");
 }
 
 /// Identical bytes in two runs on the same decomposition with NCCL halos and allreduce (P_v = np

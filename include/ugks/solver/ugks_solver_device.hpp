@@ -44,8 +44,12 @@ public:
 
     /// W from the initial state; h, b = reduced Maxwellians; q from the discrete moments.
     void initialize();
-    /// Advance one step (dt from the CFL rule, global minimum). Collective over the world.
+    /// Advance one step (dt from the CFL rule, global minimum), or, with time.mode: steady, one
+    /// iteration with local time steps (docs/steady.md; StepResult::dt is then the smallest local
+    /// step), as UgksSolver::step. Collective over the world.
     StepResult step();
+    /// time.mode: steady (per-cell time steps, conservative face rates, closed-domain mass fix).
+    bool local_time_stepping() const;
 
     /// Output fields on the owned cells (copied from the device), as UgksSolver::fields.
     std::vector<CellField> fields() const;

@@ -5,6 +5,7 @@
 // are templates on the velocity dimension D and on whether b is stored, dispatch() picks them):
 //   k_prims, k_cell_tables   per cell: primitive state, tau, per-axis exp tables
 //   k_dt_ratio               per owned cell: CFL ratio (then a fixed-order min)
+//   k_local_dt, k_face_dt    time.mode steady: per owned cell dt_i, per face dt_f (docs/steady.md)
 //   k_grad_W                 per owned cell: LSQ gradient + limiter of W
 //   k_face_pre               per face: face_equilibrium, face exp tables
 //   k_wall_sums, k_sym_copy  per wall face: incident mass flux (fixed-order reduction)
@@ -14,6 +15,8 @@
 //                            group in a fixed order (warp shuffles, then warps in order)
 //   k_stage1                 per (owned cell, velocity) of block m
 //   k_macro                  per owned cell: W^{n+1} and per-cell residual parts
+//   k_mass_parts, k_scale_*  steady mode, closed domain: masses before/after (fixed-order sums),
+//                            W, q and f* scaled back to the mass before the update
 //   k_stage2                 one thread group per owned cell, all local blocks: stage 2 and the
 //                            17 raw moments (fixed-order reduction)
 // Device time per kernel, copy and halo phase goes to the process timers (summary.json
@@ -95,6 +98,9 @@ struct Ctx {
     // block working set
     double *gh = nullptr, *gb = nullptr, *phi_h = nullptr, *phi_b = nullptr;
     double* mom = nullptr;
+    // time.mode: steady (docs/steady.md)
+    bool local_dt = false;  ///< per-cell steps dt_i, face rates with dt_f = min(dt_L, dt_R)
+    double *dtc = nullptr, *dtf = nullptr;  ///< per local cell dt_i, per local face dt_f
 };
 
 __device__ inline double dot3(const double* a, const double* b) {
@@ -189,9 +195,9 @@ __global__ void k_init(Ctx C) {
     if (C.store_b) C.b[idx] = bp;
 }
 
-__global__ void k_dt_ratio(Ctx C, double u0, double u1, double u2, double* ratio) {
-    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    if (i >= C.no) return;
+/// 2 V_i / sum_f S_f s_f,i: the CFL bound of owned cell i per unit CFL number (section 7), as
+/// UgksSolver::cfl_ratio; the rule of both the global and the local (steady mode) time step.
+__device__ inline double cfl_ratio(const Ctx& C, index_t i, double u0, double u1, double u2) {
     const double gamma = (C.gas.N + 2.0) / C.gas.N;
     const phys::Prim& p = C.prim[i];
     const double c = sqrt(gamma / (2.0 * p.lambda));
@@ -203,7 +209,29 @@ __global__ void k_dt_ratio(Ctx C, double u0, double u1, double u2, double* ratio
         const double umax = u0 * fabs(n[0]) + u1 * fabs(n[1]) + u2 * fabs(n[2]);
         sum += C.area[f] * fmax(umax, Un + c);
     }
-    ratio[i] = 2.0 * C.vol[i] / sum;
+    return 2.0 * C.vol[i] / sum;
+}
+
+__global__ void k_dt_ratio(Ctx C, double u0, double u1, double u2, double* ratio) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    ratio[i] = cfl_ratio(C, i, u0, u1, u2);
+}
+
+/// Steady mode: the local step dt_i = CFL x the cell's own bound, per owned cell.
+__global__ void k_local_dt(Ctx C, double u0, double u1, double u2, double cfl) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    C.dtc[i] = cfl * cfl_ratio(C, i, u0, u1, u2);
+}
+
+/// Steady mode: the face step dt_f, the smaller of its two cells' steps (boundary face: its
+/// cell's), per local face (after the halo of dt_i: the same on every rank that holds the face).
+__global__ void k_face_dt(Ctx C) {
+    const index_t f = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (f >= C.nf) return;
+    const index_t L = C.owner[f], R = C.neigh[f];
+    C.dtf[f] = R >= 0 ? fmin(C.dtc[L], C.dtc[R]) : C.dtc[L];
 }
 
 __global__ void k_grad_W(Ctx C) {
@@ -279,7 +307,7 @@ __global__ void k_face_pre(Ctx C, double dt) {
         phys::prim_to_cons(g, C.gas.N, in.WR);
     }
     phys::FaceCoeffs out;
-    phys::face_equilibrium(in, C.gas, dt, out);
+    phys::face_equilibrium(in, C.gas, C.local_dt ? C.dtf[f] : dt, out);
     C.fc[f] = out;
     if (C.tensor)
         for (int t = 0; t < C.ntab; ++t) exp_table_entry(C, out.p0, t, &C.faceE[f * C.ntab]);
@@ -553,6 +581,7 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double d
         const double norm = pow(lw / kPi, 0.5 * C.gas.D);
         const double rw = C.rho_wall[f];
         const index_t row = wall ? -1 : C.sym_index[f];
+        const double dtw = C.local_dt ? C.dtf[f] : dt;
         for (int v = threadIdx.x; v < B; v += blockDim.x) {
             const index_t s = s0 + v;
             double u[3];
@@ -574,7 +603,7 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double d
                 hf = sm >= 0 ? C.sym_h[row * C.ns + sm] : 0.0;
                 if (HB) bf = sm >= 0 ? C.sym_b[row * C.ns + sm] : 0.0;
             }
-            const double ph = dt * un * hf, pb = dt * un * bf;
+            const double ph = dtw * un * hf, pb = dtw * un * bf;
             C.phi_h[f * B + v] = ph;
             if (HB) C.phi_b[f * B + v] = pb;
             const double w = C.w[s];
@@ -696,12 +725,13 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
     double rh = 0.0, rb = 0.0;
     for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
         const index_t f = C.cf[kk];
-        const double sS = C.cf_sarea[kk];
+        double sS = C.cf_sarea[kk];
+        if (C.local_dt) sS *= C.dtc[i] / C.dtf[f];  // rate Phi_f / dt_f times dt_i
         rh += sS * C.phi_h[f * B + v];
         if (HB) rb += sS * C.phi_b[f * B + v];
     }
     const double invV = 1.0 / C.vol[i];
-    const double c = 0.5 * dt / C.tau[i];
+    const double c = 0.5 * (C.local_dt ? C.dtc[i] : dt) / C.tau[i];
     const phys::Prim& p = C.prim[i];
     const double norm = phys::detail::gauss_norm(p.lambda, D);
     const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
@@ -728,7 +758,8 @@ __global__ void k_macro(Ctx C, double dt, double* parts, double* bad) {
     double dW[5] = {0, 0, 0, 0, 0};
     for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
         const index_t f = C.cf[k];
-        const double sS = (C.owner[f] == i ? 1.0 : -1.0) * C.area[f];
+        double sS = (C.owner[f] == i ? 1.0 : -1.0) * C.area[f];
+        if (C.local_dt) sS *= C.dtc[i] / C.dtf[f];  // rate F_f / dt_f times dt_i
         const bool kinetic = C.kind[f] == kDiffuseWall || C.kind[f] == kSymmetry;
         for (int e = 0; e < 5; ++e) {
             const double F = C.Facc[5 * f + e] + (kinetic ? 0.0 : C.fc[f].F[e]);
@@ -736,10 +767,11 @@ __global__ void k_macro(Ctx C, double dt, double* parts, double* bad) {
         }
     }
     double* P = &parts[8 * i];
+    const double dti = C.local_dt ? C.dtc[i] : dt;
     for (int e = 0; e < 5; ++e) {
         dW[e] /= C.vol[i];
         C.W[5 * i + e] += dW[e];
-        P[e] = (dW[e] / dt) * (dW[e] / dt);
+        P[e] = (dW[e] / dti) * (dW[e] / dti);
     }
     P[5] = fabs(C.W[5 * i]);
     P[6] = fabs(C.W[5 * i + 4]);
@@ -751,6 +783,35 @@ __global__ void k_macro(Ctx C, double dt, double* parts, double* bad) {
     bad[i] = ok ? static_cast<double>(C.no) : static_cast<double>(i);
 }
 
+/// Steady mode, closed domain: the owned cells' masses before (W_old) and after the macroscopic
+/// update, parts[i][2] (then a fixed-order column sum).
+__global__ void k_mass_parts(Ctx C, const double* Wold, double* parts) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    parts[2 * i] = Wold[5 * i] * C.vol[i];
+    parts[2 * i + 1] = C.W[5 * i] * C.vol[i];
+}
+
+/// Steady mode, closed domain: W and q of the owned cells times alpha (docs/steady.md section 2).
+__global__ void k_scale_macro(Ctx C, double alpha) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    for (int e = 0; e < 5; ++e) C.W[5 * i + e] *= alpha;
+    for (int d = 0; d < 3; ++d) C.q[3 * i + d] *= alpha;
+}
+
+/// Steady mode, closed domain: f* (h and b after stage 1) of the owned cells times alpha, per
+/// (local block, owned cell, velocity).
+__global__ void k_scale_dist(Ctx C, double alpha) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    const index_t per_block = C.no * C.B;
+    if (k >= C.nblk * per_block) return;
+    const index_t m = k / per_block, r = k % per_block;
+    const index_t idx = (m * C.nc + r / C.B) * C.B + r % C.B;
+    C.h[idx] *= alpha;
+    if (C.store_b) C.b[idx] *= alpha;
+}
+
 /// Stage 2 (dt > 0) and the 17 raw moments, one thread group per owned cell over every local
 /// block (fixed order: per thread in slot order, then the warp shuffle tree and the warps in
 /// order). Without b (HB false) the four b moments are zero and not accumulated.
@@ -760,7 +821,7 @@ __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
     __shared__ double s_part[NM * (kMaxGroup / 32)];
     const index_t i = blockIdx.x;
     const int B = C.B;
-    const double c = dt > 0 ? 0.5 * dt / C.tau[i] : 0.0;
+    const double c = dt > 0 ? 0.5 * (C.local_dt ? C.dtc[i] : dt) / C.tau[i] : 0.0;
     const phys::Prim& p = C.prim[i];
     const double norm = phys::detail::gauss_norm(p.lambda, C.gas.D);
     const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
@@ -828,6 +889,12 @@ __global__ void k_gather_F(const double* Facc, const index_t* faces, index_t n, 
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (k >= 5 * n) return;
     out[k] = Facc[5 * faces[k / 5] + k % 5];
+}
+
+/// out[k] = a[faces[k]] for the n listed faces.
+__global__ void k_gather(const double* a, const index_t* faces, index_t n, double* out) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k < n) out[k] = a[faces[k]];
 }
 
 /// Fixed-order column reduction of in[n][k] with one thread group: op 0 sum, 1 min.
@@ -1358,6 +1425,13 @@ struct UgksSolverDevice::Impl {
     DeviceArray<double> d_wall_vals, d_cell_parts, d_bad, d_red;
     // block working set
     DeviceArray<double> d_gh, d_gb, d_phi_h, d_phi_b;
+    // time.mode: steady (docs/steady.md)
+    bool local_dt = false;  ///< per-cell time steps
+    bool closed = false;    ///< no far-field / inflow / outflow face anywhere (mass rescale)
+    DeviceArray<double> d_dtc, d_dtf;  ///< per local cell dt_i, per local face dt_f
+    DeviceArray<double> d_wall_dt;     ///< per wall entry: dt_f (gathered for the wall data)
+    DeviceArray<double> d_mass_parts;  ///< per owned cell: mass before and after the update
+    std::vector<double> wall_dtf;      ///< host copy of d_wall_dt
 
     DeviceHalo halo_f, halo_g;
     HaloMode halo_mode = HaloMode::staged;
@@ -1426,6 +1500,12 @@ struct UgksSolverDevice::Impl {
     void setup_all();
     void compute_prims();
     double compute_dt();
+    /// Steady mode: dt_i (owned, then halo), dt_f = min of the face's cells' steps; returns the
+    /// global minimum of dt_i (UgksSolver::compute_local_dt).
+    double compute_local_dt();
+    /// Steady mode, closed domain: W, q and f* of the owned cells scaled back to the mass before
+    /// the macroscopic update (docs/steady.md section 2).
+    void mass_rescale();
     void gradients_W();
     void face_precompute(double dt);
     void wall_densities();
@@ -1568,6 +1648,22 @@ void UgksSolverDevice::Impl::setup_all() {
     d_cell_parts = alloc<double>("macro:cell_parts", 8 * std::max<index_t>(no, 1));
     d_bad = alloc<double>("macro:bad", std::max<index_t>(no, 1));
     d_red = alloc<double>("macro:reduced", 16);
+    local_dt = setup.time.steady();
+    if (local_dt) {
+        d_dtc = alloc<double>("steady:cell_dt", std::max<index_t>(nc, 1));
+        d_dtf = alloc<double>("steady:face_dt", std::max<index_t>(nf, 1));
+        d_wall_dt = alloc<double>("steady:wall_dt", std::max<index_t>(1, wall.size()));
+        d_mass_parts = alloc<double>("steady:mass_parts", 2 * std::max<index_t>(no, 1));
+        wall_dtf.assign(wall.size(), 0.0);
+        // Closed domain (walls, symmetry planes, periodic faces only): the total mass is the
+        // invariant that local time steps would not keep (docs/steady.md). Static, so that a
+        // state_import without initialize() continues the same way.
+        int open = 0;
+        for (index_t f = 0; f < nf; ++f)
+            if (S.face_kind[f] == kGhostMaxwellian || S.face_kind[f] == kOutflow) open = 1;
+        MPI_Allreduce(MPI_IN_PLACE, &open, 1, MPI_INT, MPI_MAX, layout.world);
+        closed = open == 0;
+    }
     bytes_persistent = memory_tally().current - tally0;
 
     const std::size_t tally1 = memory_tally().current;
@@ -1650,6 +1746,9 @@ void UgksSolverDevice::Impl::setup_all() {
     c.phi_h = d_phi_h.data();
     c.phi_b = d_phi_b.data();
     c.mom = d_mom.data();
+    c.local_dt = local_dt;
+    c.dtc = d_dtc.data();
+    c.dtf = d_dtf.data();
     if (no > 0) {
         k_kd3<<<grid_for(no), kThreads, 0, compute>>>(C, d_kd3.data());
         launched("k_kd3");
@@ -1726,6 +1825,65 @@ double UgksSolverDevice::Impl::compute_dt() {
     }
     if (setup.time.end_time > 0) dt = std::min(dt, setup.time.end_time - time);
     return dt;
+}
+
+double UgksSolverDevice::Impl::compute_local_dt() {
+    double dtmin = HUGE_VAL;
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_local_dt", compute,
+            k_local_dt<<<grid_for(S.no), kThreads, 0, compute>>>(
+                C, S.umax_axis[0], S.umax_axis[1], S.umax_axis[2], setup.numerics.cfl));
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_reduce_cols", compute,
+            k_reduce_cols<<<1, kThreads, 0, compute>>>(d_dtc.data(), S.no, 1, 1, d_red.data()));
+        UGKS_CUDA_CHECK(
+            cudaMemcpyAsync(&dtmin, d_red.data(), sizeof(double), cudaMemcpyDeviceToHost, compute));
+    }
+    macro_halo(d_dtc.data(), 1);  // both ranks of a face see the same two steps
+    if (S.nf > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_face_dt", compute,
+                          k_face_dt<<<grid_for(S.nf), kThreads, 0, compute>>>(C));
+    }
+    sync(compute, "local time steps");
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, &dtmin, 1, MPI_DOUBLE, MPI_MIN, layout.world);
+    }
+    return dtmin;
+}
+
+void UgksSolverDevice::Impl::mass_rescale() {
+    // sum_i V_i dW_i = -sum_f S_f F_f/dt_f (dt_L - dt_R) is not zero with local steps: scale the
+    // state back to the mass before this update (no stored reference: a restart continues
+    // bit-for-bit). At a fixed point alpha is exactly 1.
+    double m[2] = {0.0, 0.0};
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_mass_parts", compute,
+                          k_mass_parts<<<grid_for(S.no), kThreads, 0, compute>>>(
+                              C, d_Wold.data(), d_mass_parts.data()));
+        UGKS_TIMED_LAUNCH((*this), "k_reduce_cols", compute,
+                          k_reduce_cols<<<1, kThreads, 0, compute>>>(d_mass_parts.data(), S.no, 2,
+                                                                     0, d_red.data() + 10));
+        UGKS_CUDA_CHECK(
+            cudaMemcpyAsync(m, d_red.data() + 10, sizeof(m), cudaMemcpyDeviceToHost, compute));
+        sync(compute, "total mass");
+    }
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_SUM, layout.comm_x);
+        // every velocity rank must scale by the same bits (W is replicated over comm_v)
+        MPI_Bcast(m, 2, MPI_DOUBLE, 0, layout.comm_v);
+    }
+    const double alpha = m[0] / m[1];
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_scale_macro", compute,
+                          k_scale_macro<<<grid_for(S.no), kThreads, 0, compute>>>(C, alpha));
+    }
+    if (S.no * S.ns > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_scale_dist", compute,
+                          k_scale_dist<<<grid_for(S.no * S.ns), kThreads, 0, compute>>>(C, alpha));
+    }
 }
 
 void UgksSolverDevice::Impl::gradients_W() {
@@ -1896,14 +2054,24 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
                               d_Facc.data(), d_wall_faces.data(), nw, d_wall_vals.data()));
         UGKS_CUDA_CHECK(cudaMemcpyAsync(wallF.data(), d_wall_vals.data(), sizeof(double) * 5 * nw,
                                         cudaMemcpyDeviceToHost, compute));
+        if (local_dt) {
+            UGKS_TIMED_LAUNCH((*this), "k_gather", compute,
+                              k_gather<<<grid_for(nw), kThreads, 0, compute>>>(
+                                  d_dtf.data(), d_wall_faces.data(), nw, d_wall_dt.data()));
+            UGKS_CUDA_CHECK(cudaMemcpyAsync(wall_dtf.data(), d_wall_dt.data(), sizeof(double) * nw,
+                                            cudaMemcpyDeviceToHost, compute));
+        }
     }
     sync(compute, "macroscopic update");
+    // Wall data: P = momentum flux / dt, q_w = energy flux / dt - U_w . P (section 9; steady mode:
+    // the face's step dt_f).
     for (index_t iw = 0; iw < nw; ++iw) {
         auto& wd = wall[iw];
         const auto& Bc = setup.boundaries[S.face_bc[wd.local_face]];
-        for (int d = 0; d < 3; ++d) wd.P[d] = wallF[5 * iw + 1 + d] / dt;
+        const double dtw = local_dt ? wall_dtf[iw] : dt;
+        for (int d = 0; d < 3; ++d) wd.P[d] = wallF[5 * iw + 1 + d] / dtw;
         wd.qw =
-            wallF[5 * iw + 4] / dt - (Bc.U[0] * wd.P[0] + Bc.U[1] * wd.P[1] + Bc.U[2] * wd.P[2]);
+            wallF[5 * iw + 4] / dtw - (Bc.U[0] * wd.P[0] + Bc.U[1] * wd.P[1] + Bc.U[2] * wd.P[2]);
     }
     double glob[7] = {red[0], red[1] + red[2] + red[3], red[4], red[5], red[7],
                       red[6], static_cast<double>(S.no)};
@@ -1944,7 +2112,9 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
         UGKS_CUDA_CHECK(cudaMemcpyAsync(d_W.data(), d_Wold.data(), sizeof(double) * 5 * S.nc,
                                         cudaMemcpyDeviceToDevice, compute));
         sync(compute, "restore W");
+        return;
     }
+    if (local_dt && closed) mass_rescale();
 }
 
 void UgksSolverDevice::Impl::stage2_and_moments(double dt) {
@@ -2008,7 +2178,7 @@ StepResult UgksSolverDevice::step() {
         I.macro_halo(I.d_W.data(), 5);
         I.macro_halo(I.d_q.data(), 3);
         I.compute_prims();
-        dt = I.compute_dt();
+        dt = I.local_dt ? I.compute_local_dt() : I.compute_dt();
         r.dt = dt;
         I.gradients_W();
         I.face_precompute(dt);
@@ -2063,6 +2233,7 @@ std::array<double, 5> UgksSolverDevice::totals() const {
     return t;
 }
 
+bool UgksSolverDevice::local_time_stepping() const { return m->local_dt; }
 long UgksSolverDevice::step_count() const { return m->step_no; }
 double UgksSolverDevice::time() const { return m->time; }
 const phys::GasParams& UgksSolverDevice::gas() const { return m->gas; }

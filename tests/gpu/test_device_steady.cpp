@@ -1,0 +1,173 @@
+// Device solver in time.mode: steady (issue 8, docs/steady.md) vs the CPU solver: per-cell time
+// steps, face rates with dt_f = min(dt_L, dt_R) and, in closed domains, the mass rescale. The
+// same case on the same decomposition gives the same fields to <= 1e-10 relative after every
+// iteration, the device runs are deterministic (identical bytes twice) and continue bit-for-bit
+// from an exported state. Skips without a visible CUDA device.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "device_problem.hpp"
+
+namespace {
+
+using namespace ugks;
+using namespace ugks::test;
+
+// Supersonic inflow through a far field into an outflow on a stretched 1D mesh (open domain).
+const char* kFarFieldStretched = R"(
+name: gpu_steady_far_field
+gas: {Kn: 0.01, omega: 0.81, Pr: 0.6666666666666666}
+mesh:
+  source: box
+  box: {dim: 1, cells: [40], lo: [0.0], hi: [1.0], stretch: [1.1], stretch_symmetric: true}
+velocity: {type: newton_cotes, dim: 1, counts: [41], lo: [-8.0], hi: [10.0]}
+boundaries:
+  xmin: {type: far_field, rho: 1.0, U: [1.5], T: 1.0}
+  xmax: {type: outflow}
+initial: {rho: 1.0, U: [0.0], T: 1.0}
+numerics: {order: 2, limiter: venkatakrishnan}
+time: {mode: steady, steps: 30}
+parallel: {block_size: 16}
+output: {directory: out_unused, every: 0}
+)";
+
+/// Steady mode on a mesh stretched towards the walls (local steps differing by ~3x).
+const std::vector<std::string> kStretched = {"time.mode=steady", "mesh.box.stretch=[1.4, 1.4]",
+                                             "mesh.box.stretch_symmetric=true"};
+
+std::vector<std::string> with(std::vector<std::string> v, const std::vector<std::string>& more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+}
+
+/// N steady iterations of the CPU and the device solver on MPI_COMM_SELF; dt (smallest local
+/// step), residuals and fields compared after every iteration, wall data and totals at the end.
+/// closed: the domain has no open boundary, so both keep their initial mass (the rescale).
+void steady_cpu_vs_device(const char* yaml, const std::vector<std::string>& overrides,
+                          const char* what, bool closed) {
+    if (!have_device()) GTEST_SKIP() << "no CUDA device visible";
+    auto P = make_problem(yaml, overrides, MPI_COMM_SELF);
+    ASSERT_TRUE(P->setup.time.steady());
+    UgksSolver cpu(P->setup, P->local, P->layout, P->vel, P->blocks);
+    UgksSolverDevice gpu(P->setup, P->local, P->layout, P->vel, P->blocks);
+    ASSERT_TRUE(gpu.local_time_stepping());
+    cpu.initialize();
+    gpu.initialize();
+    const double mass0 = gpu.totals()[0];
+    double worst = 0.0, worst_all = 0.0, worst_res = 0.0;
+    const long steps = P->setup.time.steps;
+    for (long n = 0; n < steps; ++n) {
+        const StepResult a = cpu.step();
+        const StepResult b = gpu.step();
+        ASSERT_FALSE(a.failed) << a.failure;
+        ASSERT_FALSE(b.failed) << b.failure;
+        EXPECT_NEAR(a.dt, b.dt, 1e-13 * a.dt) << what << " step " << n + 1;
+        for (int k = 0; k < 3; ++k) {
+            const double rel = std::abs(a.residual[k] - b.residual[k]) / a.residual[k];
+            worst_res = std::max(worst_res, rel);
+            EXPECT_LE(rel, 1e-9) << what << " step " << n + 1 << " residual " << k;
+        }
+        compare_fields(cpu.fields(), gpu.fields(), 1e-10,
+                       std::string(what) + " step " + std::to_string(n + 1), &worst);
+        worst_all = std::max(worst_all, worst);
+        if (::testing::Test::HasFailure()) break;
+    }
+    EXPECT_DOUBLE_EQ(cpu.time(), gpu.time());
+    ASSERT_EQ(cpu.wall_data().size(), gpu.wall_data().size());
+    double wscale = 0.0, wdiff = 0.0;
+    for (std::size_t k = 0; k < cpu.wall_data().size(); ++k) {
+        const auto &x = cpu.wall_data()[k], &y = gpu.wall_data()[k];
+        EXPECT_EQ(x.local_face, y.local_face);
+        for (int d = 0; d < 3; ++d) {
+            wscale = std::max(wscale, std::abs(x.P[d]));
+            wdiff = std::max(wdiff, std::abs(x.P[d] - y.P[d]));
+        }
+        wscale = std::max(wscale, std::abs(x.qw));
+        wdiff = std::max(wdiff, std::abs(x.qw - y.qw));
+    }
+    if (wscale > 0) EXPECT_LE(wdiff / wscale, 1e-10) << what << ": wall data";
+    const auto ta = cpu.totals(), tb = gpu.totals();
+    for (int e = 0; e < 5; ++e) EXPECT_NEAR(ta[e], tb[e], 1e-11 * (std::abs(ta[0]) + 1.0));
+    const double drift = tb[0] / mass0 - 1.0;
+    if (closed)
+        EXPECT_NEAR(drift, 0.0, 1e-13) << what << ": the closed domain keeps its mass";
+    else
+        EXPECT_GT(std::abs(drift), 1e-8) << what << ": the open domain's mass changes";
+    std::printf(
+        "[ %s ] %ld steady steps: max relative field difference CPU vs GPU %.3e, residuals "
+        "%.3e, mass change %.2e\n",
+        what, steps, worst_all, worst_res, drift);
+}
+
+TEST(DeviceSteady, ClosedCavityMatchesCpu) {
+    steady_cpu_vs_device(kCavityCase, with(kStretched, {"time.steps=30"}), "steady cavity", true);
+}
+TEST(DeviceSteady, ClosedCavityPaddedBlocksMatchesCpu) {
+    steady_cpu_vs_device(kCavityCase,
+                         with(kStretched, {"time.steps=12", "parallel.block_size=7",
+                                           "numerics.limiter=barth_jespersen"}),
+                         "steady cavity B_v=7", true);
+}
+TEST(DeviceSteady, ClosedPeriodicChannelMatchesCpu) {
+    steady_cpu_vs_device(kPeriodicCase,
+                         {"time.mode=steady", "mesh.box.stretch=[1.0, 1.5]",
+                          "mesh.box.stretch_symmetric=true", "time.steps=25"},
+                         "steady periodic", true);
+}
+TEST(DeviceSteady, OpenSymmetryFarFieldOutflowMatchesCpu) {
+    steady_cpu_vs_device(kSymmetryCase, with(kStretched, {"time.steps=30"}), "steady symmetry",
+                         false);
+}
+TEST(DeviceSteady, OpenFarFieldOutflow1dMatchesCpu) {
+    steady_cpu_vs_device(kFarFieldStretched, {}, "steady far field 1D", false);
+}
+
+/// Identical bytes in two runs, and a run exported after k iterations and imported into a fresh
+/// solver continues with the same bits as the uninterrupted run (no steady-mode state outside
+/// SolverState: the mass reference is the previous state's).
+void steady_deterministic_restart(const char* yaml, const std::vector<std::string>& overrides,
+                                  const char* what) {
+    if (!have_device()) GTEST_SKIP() << "no CUDA device visible";
+    auto P = make_problem(yaml, overrides, MPI_COMM_SELF);
+    const long steps = 16, split = 7;
+    std::vector<std::vector<CellField>> out;
+    std::vector<std::array<double, 3>> res;
+    for (int run = 0; run < 2; ++run) {
+        UgksSolverDevice gpu(P->setup, P->local, P->layout, P->vel, P->blocks);
+        gpu.initialize();
+        StepResult r;
+        for (long n = 0; n < steps; ++n) ASSERT_FALSE((r = gpu.step()).failed) << r.failure;
+        out.push_back(gpu.fields());
+        res.push_back(r.residual);
+    }
+    expect_identical(out[0], out[1], std::string(what) + " run twice");
+    SolverState mid;
+    {
+        UgksSolverDevice gpu(P->setup, P->local, P->layout, P->vel, P->blocks);
+        gpu.initialize();
+        for (long n = 0; n < split; ++n) ASSERT_FALSE(gpu.step().failed);
+        mid = gpu.state_export();
+    }
+    UgksSolverDevice cont(P->setup, P->local, P->layout, P->vel, P->blocks);
+    cont.initialize();
+    cont.state_import(mid);
+    EXPECT_EQ(cont.step_count(), split);
+    StepResult r;
+    for (long n = split; n < steps; ++n) ASSERT_FALSE((r = cont.step()).failed) << r.failure;
+    expect_identical(out[0], cont.fields(), std::string(what) + " restart");
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(res[0][k], r.residual[k]) << what << " residual " << k;
+}
+
+TEST(DeviceSteady, ClosedCavityRunTwiceAndRestartGiveIdenticalBytes) {
+    steady_deterministic_restart(kCavityCase, kStretched, "steady cavity");
+}
+TEST(DeviceSteady, OpenSymmetryRunTwiceAndRestartGiveIdenticalBytes) {
+    steady_deterministic_restart(kSymmetryCase, kStretched, "steady symmetry");
+}
+
+}  // namespace
