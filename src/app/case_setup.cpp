@@ -81,6 +81,23 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     cfg.check_range("time.monitor_tolerance", s.time.monitor_tolerance, 0.0, HUGE_VAL);
     s.time.monitor_window = cfg.get_or<long>("time.monitor_window", 100);
     cfg.check_range("time.monitor_window", static_cast<double>(s.time.monitor_window), 1, 1e9);
+    if (s.time.steady()) {
+        s.time.steady_method =
+            cfg.get_enum_or("time.steady_method", {"local", "implicit"}, "local");
+#if defined(UGKS_USE_CUDA)
+        if (s.time.implicit())
+            cfg.fail("time.steady_method",
+                     "'implicit' is implemented on the CPU backend only (UGKS_BACKEND=cpu)");
+#endif
+        if (s.time.implicit()) {
+            s.time.implicit_cfl = cfg.get_or<double>("time.implicit.cfl", 1.0e3);
+            cfg.check_range("time.implicit.cfl", s.time.implicit_cfl, 1e-3, 1e12);
+            s.time.macro_sweeps = cfg.get_or<int>("time.implicit.macro_sweeps", 2);
+            cfg.check_range("time.implicit.macro_sweeps", s.time.macro_sweeps, 0, 1000);
+            s.time.micro_sweeps = cfg.get_or<int>("time.implicit.micro_sweeps", 2);
+            cfg.check_range("time.implicit.micro_sweeps", s.time.micro_sweeps, 1, 1000);
+        }
+    }
 
     s.parallel.velocity_ranks = cfg.get_or<int>("parallel.velocity_ranks", 1);
     cfg.check_range("parallel.velocity_ranks", s.parallel.velocity_ranks, 1, 1 << 20);

@@ -130,6 +130,11 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
         m_dtc.assign(m_nc, 0.0);
         m_dtf.assign(m_nf, 0.0);
     }
+    m_implicit = setup.time.implicit();
+    if (m_implicit) {
+        m_res_h.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
+        if (m_store_b) m_res_b.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
+    }
 }
 
 UgksSolver::~UgksSolver() = default;
@@ -637,6 +642,16 @@ void UgksSolver::sweep(double dt) {
                     for (int v = 0; v < B; ++v) rb[v] += sS * phi_b[f * B + v];
             }
             const double invV = 1.0 / m_mesh.cell_volume[i];
+            if (m_implicit) {
+                // implicit steady iteration: keep the flux residual rate for implicit_micro
+                // (rh was accumulated with the factor dt_i / dt_f: divide by dt_i)
+                const double sc = -invV / m_dtc[i];
+                const std::size_t k = (static_cast<std::size_t>(m) * m_nc + i) * B;
+                for (int v = 0; v < B; ++v) m_res_h[k + v] = sc * rh[v];
+                if (b)
+                    for (int v = 0; v < B; ++v) m_res_b[k + v] = sc * rb[v];
+                continue;
+            }
             const double c = 0.5 * (m_local_dt ? m_dtc[i] : dt) / m_tau[i];
             dispatch_dsb(m_gas.D, m_store_b, [&](auto Dc, auto SBc) {
                 cpu::stage1_cell<decltype(Dc)::value, decltype(SBc)::value>(
@@ -660,7 +675,36 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
             F[5 * f + e] = m_Facc[5 * f + e] + (kinetic ? 0.0 : m_fc[f].F[e]);
     }
     double res[5] = {0, 0, 0, 0, 0}, absW[5] = {0, 0, 0, 0, 0}, mom_scale = 0.0;
-    for (index_t i = 0; i < m_no; ++i) {
+    std::vector<double> Rm, dWi;
+    if (m_implicit) {
+        // Steady residual rates (the same face rates and sums as below, divided by dt_i), then
+        // the implicit macroscopic prediction (docs/steady.md section 5).
+        Rm.assign(5 * static_cast<std::size_t>(m_no), 0.0);
+        for (index_t i = 0; i < m_no; ++i) {
+            double dW[5] = {0, 0, 0, 0, 0};
+            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
+                 ++k) {
+                const index_t f = m_mesh.cell_faces[k];
+                const double sS =
+                    (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f] / m_dtf[f];
+                for (int e = 0; e < 5; ++e) dW[e] -= sS * F[5 * f + e];
+            }
+            for (int e = 0; e < 5; ++e) Rm[5 * i + e] = dW[e] / m_mesh.cell_volume[i];
+        }
+        implicit_macro(Rm, dWi);
+    }
+    for (index_t i = 0; i < m_no && m_implicit; ++i) {
+        for (int e = 0; e < 5; ++e) {
+            m_W[5 * i + e] += dWi[5 * i + e];
+            res[e] += Rm[5 * i + e] * Rm[5 * i + e];
+            absW[e] += std::abs(m_W[5 * i + e]);
+        }
+        const phys::Prim pn = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
+        mom_scale +=
+            pn.rho * (std::sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
+                      std::sqrt(1.0 / pn.lambda));
+    }
+    for (index_t i = 0; i < m_no && !m_implicit; ++i) {
         double dW[5] = {0, 0, 0, 0, 0};
         for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
             const index_t f = m_mesh.cell_faces[k];
@@ -817,7 +861,10 @@ StepResult UgksSolver::step() {
         macro_update(dt, r);
     }
     if (r.failed) return r;
-    {
+    if (m_implicit) {
+        ScopedTimer t("implicit");
+        implicit_micro();
+    } else {
         ScopedTimer t("update");
         stage2_and_moments(dt);
     }

@@ -43,7 +43,15 @@ struct TimeConfig {
     std::string mode = "transient";
     double monitor_tolerance = 0.0;  ///< stop rule on the monitored quantities; 0 = off
     long monitor_window = 100;       ///< steps over which they must change less than it
+    /// steady-mode iteration (docs/steady.md): local (explicit with local time steps) | implicit
+    /// (implicit macroscopic prediction + implicit microscopic relaxation, docs/steady.md section
+    /// 5)
+    std::string steady_method = "local";
+    double implicit_cfl = 1.0e3;  ///< pseudo-time CFL number of the implicit iteration
+    int macro_sweeps = 2;         ///< symmetric Gauss-Seidel sweep pairs, macroscopic prediction
+    int micro_sweeps = 2;         ///< symmetric Gauss-Seidel sweep pairs, microscopic update
     bool steady() const { return mode == "steady"; }
+    bool implicit() const { return steady() && steady_method == "implicit"; }
 };
 
 /// `parallel` section.

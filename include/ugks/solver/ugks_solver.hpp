@@ -93,6 +93,16 @@ private:
     void sweep(double dt);
     void macro_update(double dt, StepResult& r);
     void stage2_and_moments(double dt);
+    /// Implicit steady iteration (docs/steady.md section 5): macroscopic prediction dW from the
+    /// steady residual rate Rm = -(1/V) sum sigma S F_f/dt_f of the owned cells (5 per cell) by
+    /// symmetric Gauss-Seidel sweeps of the linearized (Euler flux + spectral radius) equations.
+    void implicit_macro(const std::vector<double>& Rm, std::vector<double>& dW);
+    /// Implicit steady iteration: microscopic update f += df per velocity from the stored flux
+    /// residual, with the equilibrium and tau of the predicted W (first-order upwind transport
+    /// + relaxation operator, symmetric Gauss-Seidel sweeps); then q and stress from f.
+    void implicit_micro();
+    /// Pseudo-time step of owned cell i in the implicit iteration.
+    double implicit_dtau(index_t i) const;
     void gradient_block(const double* f,
                         double* grad) const;  // f [nc][B] -> grad [nc][3][B] (owned)
     /// Per-axis tables E[off_d + i] = exp(-lambda (x_d,i - U_d)^2) for a tensor velocity grid.
@@ -142,6 +152,9 @@ private:
     bool m_closed = false;      ///< no far-field / inflow / outflow face anywhere
     std::vector<double> m_dtc;  ///< per local cell: local time step dt_i
     std::vector<double> m_dtf;  ///< per local face: face time step dt_f
+    bool m_implicit = false;    ///< time.steady_method: implicit
+    std::vector<double> m_res_h,
+        m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
     long m_step = 0;
     double m_time = 0;
 };
