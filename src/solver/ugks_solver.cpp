@@ -692,6 +692,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
             for (int e = 0; e < 5; ++e) Rm[5 * i + e] = dW[e] / m_mesh.cell_volume[i];
         }
         implicit_macro(Rm, dWi);
+        m_Rm = Rm;
     }
     for (index_t i = 0; i < m_no && m_implicit; ++i) {
         for (int e = 0; e < 5; ++e) {

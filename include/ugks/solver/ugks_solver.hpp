@@ -153,6 +153,7 @@ private:
     std::vector<double> m_dtc;  ///< per local cell: local time step dt_i
     std::vector<double> m_dtf;  ///< per local face: face time step dt_f
     bool m_implicit = false;    ///< time.steady_method: implicit
+    std::vector<double> m_Rm;   ///< implicit: steady macroscopic residual rate of the step (5/cell)
     std::vector<double> m_res_h,
         m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
     long m_step = 0;
