@@ -1,4 +1,4 @@
-// Implicit steady-state iteration of the CPU backend (issue 8, docs/steady.md section 5):
+// Implicit steady-state iteration of the CPU backend (issue 8, docs/steady.md section 7):
 // implicit macroscopic prediction + implicit microscopic relaxation, both by symmetric
 // Gauss-Seidel sweeps over the owned cells of a rank (ghost increments zero: block Jacobi across
 // ranks). The residual they drive to zero is the explicit steady residual of UgksSolver::sweep
@@ -38,7 +38,7 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
     //       = -R_i - (1/2V_i) sum_{f interior} S_f (dF_j.n - r_f dW_j),
     //   dF_j = F(W_j + dW_j) - F(W_j) (Euler flux), r_f = |U.n| + c + 2 nu_f (gamma/Pr) / d_f,
     // nu_f = RT min(tau, dt_f): the viscous rate of the UGKS flux, bounded by free transport
-    // over the flux step (docs/steady.md section 5.2). Boundary faces and other ranks' cells
+    // over the flux step (docs/steady.md section 7.2). Boundary faces and other ranks' cells
     // contribute no increment.
     const double gamma = (m_gas.N + 2.0) / m_gas.N;
     const double visc = gamma / m_gas.Pr;
@@ -207,7 +207,7 @@ void UgksSolver::implicit_micro() {
             }
         }
     }
-    // Moment-consistency correction (docs/steady.md section 5.3): W += tau (Rm - Q), Q the
+    // Moment-consistency correction (docs/steady.md section 7.4): W += tau (Rm - Q), Q the
     // conserved moments of the microscopic residual with f^{n+1}. It is zero exactly when both
     // residuals are, so the fixed point is unchanged; it moves W to the moments of f (plus the
     // tau-weighted flux difference) in one step where the macroscopic prediction alone would

@@ -678,7 +678,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     std::vector<double> Rm, dWi;
     if (m_implicit) {
         // Steady residual rates (the same face rates and sums as below, divided by dt_i), then
-        // the implicit macroscopic prediction (docs/steady.md section 5).
+        // the implicit macroscopic prediction (docs/steady.md section 7).
         Rm.assign(5 * static_cast<std::size_t>(m_no), 0.0);
         for (index_t i = 0; i < m_no; ++i) {
             double dW[5] = {0, 0, 0, 0, 0};

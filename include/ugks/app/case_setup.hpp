@@ -45,7 +45,7 @@ struct TimeConfig {
     long monitor_window = 100;       ///< steps over which they must change less than it
     /// steady-mode iteration (docs/steady.md): local (explicit with local time steps) | implicit
     /// (implicit macroscopic prediction + implicit microscopic relaxation, docs/steady.md section
-    /// 5)
+    /// 7)
     std::string steady_method = "local";
     double implicit_cfl = 1.0e3;  ///< pseudo-time CFL number of the implicit iteration
     int macro_sweeps = 2;         ///< symmetric Gauss-Seidel sweep pairs, macroscopic prediction

@@ -93,7 +93,7 @@ private:
     void sweep(double dt);
     void macro_update(double dt, StepResult& r);
     void stage2_and_moments(double dt);
-    /// Implicit steady iteration (docs/steady.md section 5): macroscopic prediction dW from the
+    /// Implicit steady iteration (docs/steady.md section 7): macroscopic prediction dW from the
     /// steady residual rate Rm = -(1/V) sum sigma S F_f/dt_f of the owned cells (5 per cell) by
     /// symmetric Gauss-Seidel sweeps of the linearized (Euler flux + spectral radius) equations.
     void implicit_macro(const std::vector<double>& Rm, std::vector<double>& dW);

@@ -97,7 +97,7 @@ TEST(Steady, LocalStepsReachTheTransientSteadyState) {
     EXPECT_NEAR(mass_b, 1.0, 1e-12);
     // The implicit iteration drives the same steady residual (the local-step face rates) to zero,
     // so it must reach the local-step steady state itself, up to the residual tolerance, in far
-    // fewer iterations (docs/steady.md section 5).
+    // fewer iterations (docs/steady.md section 7).
     const long n_im = summary_steps(im.dir);
     const Fields c = read_fields(im.dir);
     double mass_c = 0;
