@@ -98,6 +98,11 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
             cfg.check_range("time.implicit.micro_sweeps", s.time.micro_sweeps, 1, 1000);
         }
     }
+    if (!s.time.implicit() && cfg.has("time.implicit"))
+        cfg.fail("time.implicit",
+                 "applies only to time.mode: steady with time.steady_method: implicit");
+    if (!s.time.steady() && cfg.has("time.steady_method"))
+        cfg.fail("time.steady_method", "applies only to time.mode: steady");
 
     s.parallel.velocity_ranks = cfg.get_or<int>("parallel.velocity_ranks", 1);
     cfg.check_range("parallel.velocity_ranks", s.parallel.velocity_ranks, 1, 1 << 20);
