@@ -96,6 +96,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
             cfg.check_range("time.implicit.macro_sweeps", s.time.macro_sweeps, 0, 1000);
             s.time.micro_sweeps = cfg.get_or<int>("time.implicit.micro_sweeps", 2);
             cfg.check_range("time.implicit.micro_sweeps", s.time.micro_sweeps, 1, 1000);
+            s.time.implicit_ordering =
+                cfg.get_enum_or("time.implicit.ordering", {"natural", "colored"}, "natural");
         }
     }
     if (!s.time.implicit() && cfg.has("time.implicit"))

@@ -28,6 +28,34 @@ inline void euler_flux_n(const double* W, const double* n, double gamma, double*
 
 }  // namespace
 
+void UgksSolver::implicit_ordering() {
+    // natural: local cell order. colored: greedy colouring of the owned cells in local order (the
+    // smallest colour no owned neighbour has yet), cells sorted by colour, local order inside a
+    // colour. Cells of one colour share no face, so a colour's relaxations are independent (the
+    // parallel form of the sweep; the result does not depend on the order inside a colour).
+    m_order.resize(m_no);
+    for (index_t i = 0; i < m_no; ++i) m_order[i] = i;
+    if (m_setup.time.implicit_ordering != "colored") return;
+    std::vector<int> color(m_no, -1);
+    int ncol = 0;
+    for (index_t i = 0; i < m_no; ++i) {
+        std::vector<char> used(ncol + 1, 0);
+        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t f = m_mesh.cell_faces[k];
+            const index_t j =
+                m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
+            if (j >= 0 && j < m_no && j != i && color[j] >= 0) used[color[j]] = 1;
+        }
+        int c = 0;
+        while (used[c]) ++c;
+        color[i] = c;
+        ncol = std::max(ncol, c + 1);
+    }
+    std::stable_sort(m_order.begin(), m_order.end(),
+                     [&](index_t a, index_t b) { return color[a] < color[b]; });
+    m_ncolors = ncol;
+}
+
 double UgksSolver::implicit_dtau(index_t i) const {
     return m_setup.time.implicit_cfl * cfl_ratio(i);
 }
@@ -102,8 +130,8 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
         return;
     }
     for (int p = 0; p < pairs; ++p) {
-        for (index_t i = 0; i < m_no; ++i) relax(i);
-        for (index_t i = m_no - 1; i >= 0; --i) relax(i);
+        for (index_t k = 0; k < m_no; ++k) relax(m_order[k]);
+        for (index_t k = m_no - 1; k >= 0; --k) relax(m_order[k]);
     }
 }
 
@@ -183,8 +211,8 @@ void UgksSolver::implicit_micro() {
             }
         };
         for (int p = 0; p < pairs; ++p) {
-            for (index_t i = 0; i < m_no; ++i) relax(i);
-            for (index_t i = m_no - 1; i >= 0; --i) relax(i);
+            for (index_t k = 0; k < m_no; ++k) relax(m_order[k]);
+            for (index_t k = m_no - 1; k >= 0; --k) relax(m_order[k]);
         }
         for (std::size_t k = 0; k < static_cast<std::size_t>(m_no) * B; ++k) {
             h[k] += dh[k];

@@ -134,6 +134,7 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     if (m_implicit) {
         m_res_h.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
         if (m_store_b) m_res_b.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
+        implicit_ordering();
     }
 }
 

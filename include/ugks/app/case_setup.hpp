@@ -50,6 +50,7 @@ struct TimeConfig {
     double implicit_cfl = 1.0e3;  ///< pseudo-time CFL number of the implicit iteration
     int macro_sweeps = 2;         ///< symmetric Gauss-Seidel sweep pairs, macroscopic prediction
     int micro_sweeps = 2;         ///< symmetric Gauss-Seidel sweep pairs, microscopic update
+    std::string implicit_ordering = "natural";  ///< sweep order: natural | colored
     bool steady() const { return mode == "steady"; }
     bool implicit() const { return steady() && steady_method == "implicit"; }
 };

@@ -101,6 +101,8 @@ private:
     /// residual, with the equilibrium and tau of the predicted W (first-order upwind transport
     /// + relaxation operator, symmetric Gauss-Seidel sweeps); then q and stress from f.
     void implicit_micro();
+    /// Sweep order of the implicit iteration (time.implicit.ordering) into m_order.
+    void implicit_ordering();
     /// Pseudo-time step of owned cell i in the implicit iteration.
     double implicit_dtau(index_t i) const;
     void gradient_block(const double* f,
@@ -148,12 +150,14 @@ private:
     std::vector<double> m_gh, m_gb, m_phi_h, m_phi_b, m_Fsum, m_mom;
     HaloExchange m_halo;
     // steady mode (docs/steady.md)
-    bool m_local_dt = false;    ///< time.mode: steady
-    bool m_closed = false;      ///< no far-field / inflow / outflow face anywhere
-    std::vector<double> m_dtc;  ///< per local cell: local time step dt_i
-    std::vector<double> m_dtf;  ///< per local face: face time step dt_f
-    bool m_implicit = false;    ///< time.steady_method: implicit
-    std::vector<double> m_Rm;   ///< implicit: steady macroscopic residual rate of the step (5/cell)
+    bool m_local_dt = false;       ///< time.mode: steady
+    bool m_closed = false;         ///< no far-field / inflow / outflow face anywhere
+    std::vector<double> m_dtc;     ///< per local cell: local time step dt_i
+    std::vector<double> m_dtf;     ///< per local face: face time step dt_f
+    bool m_implicit = false;       ///< time.steady_method: implicit
+    std::vector<index_t> m_order;  ///< implicit: owned cells in sweep order
+    int m_ncolors = 0;             ///< implicit, colored ordering: number of colours
+    std::vector<double> m_Rm;  ///< implicit: steady macroscopic residual rate of the step (5/cell)
     std::vector<double> m_res_h,
         m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
     long m_step = 0;
