@@ -9,24 +9,10 @@
 
 #include "cpu_kernels.hpp"
 #include "ugks/core/timer.hpp"
+#include "ugks/solver/implicit_ops.hpp"
 #include "ugks/solver/ugks_solver.hpp"
 
 namespace ugks {
-namespace {
-
-/// Normal Euler flux F(W).n for any W (pressure from the conservative variables, so that a trial
-/// state W + dW needs no primitive variables).
-inline void euler_flux_n(const double* W, const double* n, double gamma, double* F) {
-    const double rho = W[0];
-    const double U[3] = {W[1] / rho, W[2] / rho, W[3] / rho};
-    const double p = (gamma - 1.0) * (W[4] - 0.5 * (W[1] * U[0] + W[2] * U[1] + W[3] * U[2]));
-    const double Un = U[0] * n[0] + U[1] * n[1] + U[2] * n[2];
-    F[0] = W[0] * Un;
-    for (int d = 0; d < 3; ++d) F[1 + d] = W[1 + d] * Un + p * n[d];
-    F[4] = (W[4] + p) * Un;
-}
-
-}  // namespace
 
 void UgksSolver::implicit_ordering() {
     // natural: local cell order. colored: greedy colouring of the owned cells in local order (the
@@ -103,36 +89,13 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
         diag[i] = 1.0 / implicit_dtau(i) + 0.5 * sum / m_mesh.cell_volume[i];
     }
     dW.assign(5 * static_cast<std::size_t>(m_nc), 0.0);  // ghosts stay zero
-    auto relax = [&](index_t i) {
-        double off[5] = {0, 0, 0, 0, 0};
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t f = m_mesh.cell_faces[k];
-            const bool own = m_mesh.face_owner[f] == i;
-            const index_t j = own ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
-            if (j < 0 || j >= m_no) continue;
-            const double sg = own ? 1.0 : -1.0;
-            const double n[3] = {sg * m_mesh.face_normal[f][0], sg * m_mesh.face_normal[f][1],
-                                 sg * m_mesh.face_normal[f][2]};
-            double Wt[5], F0[5], F1[5];
-            for (int e = 0; e < 5; ++e) Wt[e] = m_W[5 * j + e] + dW[5 * j + e];
-            euler_flux_n(&m_W[5 * j], n, gamma, F0);
-            euler_flux_n(Wt, n, gamma, F1);
-            const double S = m_mesh.face_area[f];
-            for (int e = 0; e < 5; ++e) off[e] += S * (F1[e] - F0[e] - rf[f] * dW[5 * j + e]);
-        }
-        const double h = 0.5 / m_mesh.cell_volume[i];
-        for (int e = 0; e < 5; ++e) dW[5 * i + e] = (Rm[5 * i + e] - h * off[e]) / diag[i];
-    };
-    const int pairs = std::max(1, m_setup.time.macro_sweeps);
-    if (m_setup.time.macro_sweeps == 0) {  // point-implicit only
+    if (m_setup.time.macro_sweeps == 0) {                // point-implicit only
         for (index_t i = 0; i < m_no; ++i)
             for (int e = 0; e < 5; ++e) dW[5 * i + e] = Rm[5 * i + e] / diag[i];
         return;
     }
-    for (int p = 0; p < pairs; ++p) {
-        for (index_t k = 0; k < m_no; ++k) relax(m_order[k]);
-        for (index_t k = m_no - 1; k >= 0; --k) relax(m_order[k]);
-    }
+    implicit::macro_sgs(m_mesh, m_no, m_W.data(), rf.data(), diag.data(), Rm.data(), dW.data(),
+                        m_order.data(), m_setup.time.macro_sweeps, gamma);
 }
 
 void UgksSolver::implicit_micro() {
@@ -141,8 +104,8 @@ void UgksSolver::implicit_micro() {
     cell_tables();
     const int B = m_B;
     const int D = m_gas.D;
-    std::vector<double> dtau(m_no);
-    for (index_t i = 0; i < m_no; ++i) dtau[i] = implicit_dtau(i);
+    std::vector<double> a0(m_no);  // 1/dtau + 1/tau*
+    for (index_t i = 0; i < m_no; ++i) a0[i] = 1.0 / implicit_dtau(i) + 1.0 / m_tau[i];
     const int pairs = m_setup.time.micro_sweeps;
     // per block and owned cell: conserved moments of the microscopic residual after the update
     std::vector<double> Qb(static_cast<std::size_t>(m_nblk) * m_no * 5, 0.0);
@@ -174,46 +137,9 @@ void UgksSolver::implicit_micro() {
             }
         }
         // (1/dtau + 1/tau + (1/V) sum_f S (u.n)^+) df_i - (1/V) sum_f S (u.n)^- df_j = rhs_i
-        std::vector<double> acc_h(B), acc_b(B), a(B);
-        auto relax = [&](index_t i) {
-            std::fill(acc_h.begin(), acc_h.end(), 0.0);
-            if (b) std::fill(acc_b.begin(), acc_b.end(), 0.0);
-            std::fill(a.begin(), a.end(), 0.0);
-            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
-                 ++k) {
-                const index_t f = m_mesh.cell_faces[k];
-                const bool own = m_mesh.face_owner[f] == i;
-                const index_t j = own ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
-                const double sg = own ? 1.0 : -1.0;
-                const double S = m_mesh.face_area[f];
-                const double n0 = sg * m_mesh.face_normal[f][0], n1 = sg * m_mesh.face_normal[f][1],
-                             n2 = sg * m_mesh.face_normal[f][2];
-                const bool coupled = j >= 0 && j < m_no;
-                const double* dj = coupled ? &dh[static_cast<std::size_t>(j) * B] : nullptr;
-                const double* dbj = coupled && b ? &db[static_cast<std::size_t>(j) * B] : nullptr;
-                for (int v = 0; v < B; ++v) {
-                    const double un = V.ux[v] * n0 + V.uy[v] * n1 + V.uz[v] * n2;
-                    if (un > 0) {
-                        a[v] += S * un;
-                    } else if (coupled) {
-                        acc_h[v] -= S * un * dj[v];
-                        if (b) acc_b[v] -= S * un * dbj[v];
-                    }
-                }
-            }
-            const double invV = 1.0 / m_mesh.cell_volume[i];
-            const double a0 = 1.0 / dtau[i] + 1.0 / m_tau[i];
-            const std::size_t o = static_cast<std::size_t>(i) * B;
-            for (int v = 0; v < B; ++v) {
-                const double inv = 1.0 / (a0 + invV * a[v]);
-                dh[o + v] = (rhs_h[o + v] + invV * acc_h[v]) * inv;
-                if (b) db[o + v] = (rhs_b[o + v] + invV * acc_b[v]) * inv;
-            }
-        };
-        for (int p = 0; p < pairs; ++p) {
-            for (index_t k = 0; k < m_no; ++k) relax(m_order[k]);
-            for (index_t k = m_no - 1; k >= 0; --k) relax(m_order[k]);
-        }
+        implicit::micro_sgs(m_mesh, m_no, B, V.ux, V.uy, V.uz, a0.data(), rhs_h.data(), dh.data(),
+                            b ? rhs_b.data() : nullptr, b ? db.data() : nullptr, m_order.data(),
+                            pairs);
         for (std::size_t k = 0; k < static_cast<std::size_t>(m_no) * B; ++k) {
             h[k] += dh[k];
             if (b) b[k] += db[k];

@@ -1,0 +1,139 @@
+#include "ugks/solver/implicit_ops.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace ugks::implicit {
+
+void euler_flux_n(const double* W, const double* n, double gamma, double* F) {
+    const double rho = W[0];
+    const double U[3] = {W[1] / rho, W[2] / rho, W[3] / rho};
+    const double p = (gamma - 1.0) * (W[4] - 0.5 * (W[1] * U[0] + W[2] * U[1] + W[3] * U[2]));
+    const double Un = U[0] * n[0] + U[1] * n[1] + U[2] * n[2];
+    F[0] = W[0] * Un;
+    for (int d = 0; d < 3; ++d) F[1 + d] = W[1 + d] * Un + p * n[d];
+    F[4] = (W[4] + p) * Un;
+}
+
+namespace {
+
+/// (1/(2 V_i)) sum_{f, j < no} S_f (dF_j.n - r_f dW_j) of owned cell i.
+inline void macro_offdiag(const Mesh& mesh, index_t no, const double* W, const double* rf,
+                          const double* dW, double gamma, index_t i, double off[5]) {
+    for (int e = 0; e < 5; ++e) off[e] = 0.0;
+    for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
+        const index_t f = mesh.cell_faces[k];
+        const bool own = mesh.face_owner[f] == i;
+        const index_t j = own ? mesh.face_neighbour[f] : mesh.face_owner[f];
+        if (j < 0 || j >= no) continue;
+        const double sg = own ? 1.0 : -1.0;
+        const double n[3] = {sg * mesh.face_normal[f][0], sg * mesh.face_normal[f][1],
+                             sg * mesh.face_normal[f][2]};
+        double Wt[5], F0[5], F1[5];
+        for (int e = 0; e < 5; ++e) Wt[e] = W[5 * j + e] + dW[5 * j + e];
+        euler_flux_n(&W[5 * j], n, gamma, F0);
+        euler_flux_n(Wt, n, gamma, F1);
+        const double S = mesh.face_area[f];
+        for (int e = 0; e < 5; ++e) off[e] += S * (F1[e] - F0[e] - rf[f] * dW[5 * j + e]);
+    }
+    const double h = 0.5 / mesh.cell_volume[i];
+    for (int e = 0; e < 5; ++e) off[e] *= h;
+}
+
+}  // namespace
+
+void macro_sgs(const Mesh& mesh, index_t no, const double* W, const double* rf, const double* diag,
+               const double* rhs, double* dW, const index_t* order, int pairs, double gamma) {
+    auto relax = [&](index_t i) {
+        double off[5];
+        macro_offdiag(mesh, no, W, rf, dW, gamma, i, off);
+        for (int e = 0; e < 5; ++e) dW[5 * i + e] = (rhs[5 * i + e] - off[e]) / diag[i];
+    };
+    for (int p = 0; p < pairs; ++p) {
+        for (index_t k = 0; k < no; ++k) relax(order[k]);
+        for (index_t k = no - 1; k >= 0; --k) relax(order[k]);
+    }
+}
+
+void macro_system_residual(const Mesh& mesh, index_t no, const double* W, const double* rf,
+                           const double* diag, const double* rhs, const double* dW, double gamma,
+                           double* res) {
+    for (index_t i = 0; i < no; ++i) {
+        double off[5];
+        macro_offdiag(mesh, no, W, rf, dW, gamma, i, off);
+        for (int e = 0; e < 5; ++e)
+            res[5 * i + e] = diag[i] * dW[5 * i + e] + off[e] - rhs[5 * i + e];
+    }
+}
+
+namespace {
+
+/// Diagonal (a) and upstream sum (acc = -(1/V) sum S (u.n)^- x_j) of owned cell i, per velocity.
+inline void micro_row(const Mesh& mesh, index_t no, int B, const double* ux, const double* uy,
+                      const double* uz, const double* x, const double* xb, index_t i, double* a,
+                      double* acc, double* accb) {
+    for (int v = 0; v < B; ++v) a[v] = acc[v] = 0.0;
+    if (xb)
+        for (int v = 0; v < B; ++v) accb[v] = 0.0;
+    for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
+        const index_t f = mesh.cell_faces[k];
+        const bool own = mesh.face_owner[f] == i;
+        const index_t j = own ? mesh.face_neighbour[f] : mesh.face_owner[f];
+        const double sg = own ? 1.0 : -1.0;
+        const double S = mesh.face_area[f];
+        const double n0 = sg * mesh.face_normal[f][0], n1 = sg * mesh.face_normal[f][1],
+                     n2 = sg * mesh.face_normal[f][2];
+        const bool coupled = j >= 0 && j < no;
+        const double* xj = coupled ? x + static_cast<std::size_t>(j) * B : nullptr;
+        const double* xbj = coupled && xb ? xb + static_cast<std::size_t>(j) * B : nullptr;
+        for (int v = 0; v < B; ++v) {
+            const double un = ux[v] * n0 + uy[v] * n1 + uz[v] * n2;
+            if (un > 0) {
+                a[v] += S * un;
+            } else if (coupled) {
+                acc[v] -= S * un * xj[v];
+                if (xbj) accb[v] -= S * un * xbj[v];
+            }
+        }
+    }
+    const double invV = 1.0 / mesh.cell_volume[i];
+    for (int v = 0; v < B; ++v) {
+        a[v] *= invV;
+        acc[v] *= invV;
+    }
+    if (xb)
+        for (int v = 0; v < B; ++v) accb[v] *= invV;
+}
+
+}  // namespace
+
+void micro_sgs(const Mesh& mesh, index_t no, int B, const double* ux, const double* uy,
+               const double* uz, const double* a0, const double* rhs, double* x,
+               const double* rhs_b, double* xb, const index_t* order, int pairs) {
+    std::vector<double> a(B), acc(B), accb(B);
+    auto relax = [&](index_t i) {
+        micro_row(mesh, no, B, ux, uy, uz, x, xb, i, a.data(), acc.data(), accb.data());
+        const std::size_t o = static_cast<std::size_t>(i) * B;
+        for (int v = 0; v < B; ++v) {
+            const double inv = 1.0 / (a0[i] + a[v]);
+            x[o + v] = (rhs[o + v] + acc[v]) * inv;
+            if (xb) xb[o + v] = (rhs_b[o + v] + accb[v]) * inv;
+        }
+    };
+    for (int p = 0; p < pairs; ++p) {
+        for (index_t k = 0; k < no; ++k) relax(order[k]);
+        for (index_t k = no - 1; k >= 0; --k) relax(order[k]);
+    }
+}
+
+void micro_apply(const Mesh& mesh, index_t no, int B, const double* ux, const double* uy,
+                 const double* uz, const double* a0, const double* x, double* y) {
+    std::vector<double> a(B), acc(B);
+    for (index_t i = 0; i < no; ++i) {
+        micro_row(mesh, no, B, ux, uy, uz, x, nullptr, i, a.data(), acc.data(), nullptr);
+        const std::size_t o = static_cast<std::size_t>(i) * B;
+        for (int v = 0; v < B; ++v) y[o + v] = (a0[i] + a[v]) * x[o + v] - acc[v];
+    }
+}
+
+}  // namespace ugks::implicit
