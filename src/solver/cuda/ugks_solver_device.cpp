@@ -101,6 +101,13 @@ struct Ctx {
     // time.mode: steady (docs/steady.md)
     bool local_dt = false;  ///< per-cell steps dt_i, face rates with dt_f = min(dt_L, dt_R)
     double *dtc = nullptr, *dtf = nullptr;  ///< per local cell dt_i, per local face dt_f
+    // time.steady_method: implicit (docs/steady.md section 7)
+    double *res_h = nullptr, *res_b = nullptr;  ///< [block][owned cell][B]: flux residual, then rhs
+    double *dh = nullptr, *db = nullptr;        ///< [block][owned cell][B]: microscopic increment
+    double* dW = nullptr;                       ///< per local cell (ghosts 0): macro increment
+    double *Rm = nullptr, *Qm = nullptr;        ///< per owned cell, 5: Rm and the moments Q
+    double* rf = nullptr;                       ///< per local face: spectral radius r_f
+    double *diag = nullptr, *a0 = nullptr;      ///< per owned cell: macro diagonal, 1/dtau + 1/tau*
 };
 
 __device__ inline double dot3(const double* a, const double* b) {
@@ -792,12 +799,14 @@ __global__ void k_mass_parts(Ctx C, const double* Wold, double* parts) {
     parts[2 * i + 1] = C.W[5 * i] * C.vol[i];
 }
 
-/// Steady mode, closed domain: W and q of the owned cells times alpha (docs/steady.md section 2).
-__global__ void k_scale_macro(Ctx C, double alpha) {
+/// Steady mode, closed domain: W (and q when with_q) of the owned cells times alpha
+/// (docs/steady.md section 2).
+__global__ void k_scale_macro(Ctx C, double alpha, bool with_q) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
     for (int e = 0; e < 5; ++e) C.W[5 * i + e] *= alpha;
-    for (int d = 0; d < 3; ++d) C.q[3 * i + d] *= alpha;
+    if (with_q)
+        for (int d = 0; d < 3; ++d) C.q[3 * i + d] *= alpha;
 }
 
 /// Steady mode, closed domain: f* (h and b after stage 1) of the owned cells times alpha, per
@@ -882,6 +891,278 @@ __global__ void k_q_stress(Ctx C) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
     q_stress_from_raw(&C.mom[17 * i], C.prim[i], C.gas.D, &C.q[3 * i], &C.stress[6 * i]);
+}
+
+// ---- implicit steady iteration (time.steady_method: implicit, docs/steady.md section 7) ------
+// The kernels of UgksSolver::implicit_macro / implicit_micro with the colored ordering: a colour's
+// cells share no face, so one launch relaxes a whole colour (one thread per cell, or per (cell,
+// velocity)) with the values of the CPU's sequential sweep over that colour (to round-off: FMA).
+
+/// Normal Euler flux F(W).n of a conservative state (implicit::euler_flux_n).
+__device__ inline void euler_flux_n(const double* W, const double* n, double gamma, double* F) {
+    const double rho = W[0];
+    const double U[3] = {W[1] / rho, W[2] / rho, W[3] / rho};
+    const double p = (gamma - 1.0) * (W[4] - 0.5 * (W[1] * U[0] + W[2] * U[1] + W[3] * U[2]));
+    const double Un = U[0] * n[0] + U[1] * n[1] + U[2] * n[2];
+    F[0] = W[0] * Un;
+    for (int d = 0; d < 3; ++d) F[1 + d] = W[1 + d] * Un + p * n[d];
+    F[4] = (W[4] + p) * Un;
+}
+
+/// Implicit: the steady flux residual rate of block m, -(1/V) sum sigma S Phi_f / dt_f, per (owned
+/// cell, velocity) into res [block][owned cell][B] (stage 1 is not applied; UgksSolver::sweep).
+template <bool HB>
+__global__ void k_imp_res(Ctx C, int m) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    const int B = C.B;
+    if (k >= C.no * B) return;
+    const index_t i = k / B;
+    const int v = static_cast<int>(k % B);
+    double rh = 0.0, rb = 0.0;
+    for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
+        const index_t f = C.cf[kk];
+        double sS = C.cf_sarea[kk];
+        sS *= C.dtc[i] / C.dtf[f];
+        rh += sS * C.phi_h[f * B + v];
+        if (HB) rb += sS * C.phi_b[f * B + v];
+    }
+    const double invV = 1.0 / C.vol[i];
+    const double sc = -invV / C.dtc[i];
+    const index_t idx = (static_cast<index_t>(m) * C.no + i) * B + v;
+    C.res_h[idx] = sc * rh;
+    if (HB) C.res_b[idx] = sc * rb;
+}
+
+/// Implicit: the steady macroscopic residual rate Rm = -(1/V) sum sigma S F_f / dt_f per owned
+/// cell (5 each).
+__global__ void k_imp_rm(Ctx C) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double dW[5] = {0, 0, 0, 0, 0};
+    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
+        const index_t f = C.cf[k];
+        const double sS = (C.owner[f] == i ? 1.0 : -1.0) * C.area[f] / C.dtf[f];
+        const bool kinetic = C.kind[f] == kDiffuseWall || C.kind[f] == kSymmetry;
+        for (int e = 0; e < 5; ++e) {
+            const double F = C.Facc[5 * f + e] + (kinetic ? 0.0 : C.fc[f].F[e]);
+            dW[e] -= sS * F;
+        }
+    }
+    for (int e = 0; e < 5; ++e) C.Rm[5 * i + e] = dW[e] / C.vol[i];
+}
+
+/// Implicit: the face's spectral radius r_f = max |U.n| + c + 2 nu_f (gamma/Pr) / d_f, nu_f = RT
+/// min(tau, dt_f) (max over the two cells), per local face (prims of step n).
+__global__ void k_imp_rf(Ctx C) {
+    const index_t f = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (f >= C.nf) return;
+    const double gamma = (C.gas.N + 2.0) / C.gas.N;
+    const double visc = gamma / C.gas.Pr;
+    const index_t L = C.owner[f], R = C.neigh[f];
+    const double* n = &C.normal[3 * f];
+    auto radius = [&](index_t c, double& s, double& nu) {
+        const phys::Prim& p = C.prim[c];
+        const double Un = fabs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
+        const double RT = 0.5 / p.lambda;
+        nu = RT * fmin(C.tau[c], C.dtf[f]);
+        s = Un + sqrt(gamma * RT);
+    };
+    double s, nu;
+    radius(L, s, nu);
+    if (R >= 0) {
+        double sR, nuR;
+        radius(R, sR, nuR);
+        s = fmax(s, sR);
+        nu = fmax(nu, nuR);
+    }
+    double d = 0.0;
+    for (int k = 0; k < 3; ++k) d += (C.dxL[3 * f + k] - C.dxR[3 * f + k]) * n[k];
+    d = fmax(fabs(d), 1e-300);
+    C.rf[f] = s + 2.0 * nu * visc / d;
+}
+
+/// Implicit: the diagonal 1/dtau_i + (1/2V_i) sum_f S_f r_f of the macroscopic system, per owned
+/// cell (dtau_i = time.implicit.cfl x the CFL bound with the prims of step n).
+__global__ void k_imp_diag(Ctx C, double u0, double u1, double u2, double icfl) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double sum = 0.0;
+    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
+        const index_t f = C.cf[k];
+        sum += C.area[f] * C.rf[f];
+    }
+    C.diag[i] = 1.0 / (icfl * cfl_ratio(C, i, u0, u1, u2)) + 0.5 * sum / C.vol[i];
+}
+
+/// Implicit, macro_sweeps 0: the point-implicit increment dW = Rm / diag.
+__global__ void k_imp_macro_point(Ctx C) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    for (int e = 0; e < 5; ++e) C.dW[5 * i + e] = C.Rm[5 * i + e] / C.diag[i];
+}
+
+/// Implicit: one Gauss-Seidel relaxation of the macroscopic system for the n cells of one colour
+/// (no two share a face): dW_i = (Rm_i - (1/2V_i) sum_{f, j < no} S_f (dF_j.n - r_f dW_j)) /
+/// diag_i.
+__global__ void k_imp_macro_relax(Ctx C, const index_t* cells, index_t n) {
+    const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (t >= n) return;
+    const index_t i = cells[t];
+    const double gamma = (C.gas.N + 2.0) / C.gas.N;
+    double off[5] = {0, 0, 0, 0, 0};
+    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
+        const index_t f = C.cf[k];
+        const bool own = C.owner[f] == i;
+        const index_t j = own ? C.neigh[f] : C.owner[f];
+        if (j < 0 || j >= C.no) continue;
+        const double sg = own ? 1.0 : -1.0;
+        const double nn[3] = {sg * C.normal[3 * f], sg * C.normal[3 * f + 1],
+                              sg * C.normal[3 * f + 2]};
+        double Wt[5], F0[5], F1[5];
+        for (int e = 0; e < 5; ++e) Wt[e] = C.W[5 * j + e] + C.dW[5 * j + e];
+        euler_flux_n(&C.W[5 * j], nn, gamma, F0);
+        euler_flux_n(Wt, nn, gamma, F1);
+        const double S = C.area[f];
+        for (int e = 0; e < 5; ++e) off[e] += S * (F1[e] - F0[e] - C.rf[f] * C.dW[5 * j + e]);
+    }
+    const double h = 0.5 / C.vol[i];
+    for (int e = 0; e < 5; ++e) C.dW[5 * i + e] = (C.Rm[5 * i + e] - h * off[e]) / C.diag[i];
+}
+
+/// Implicit: W* = W^n + dW per owned cell and the residual parts of k_macro (with Rm for dW/dt).
+__global__ void k_imp_apply(Ctx C, double* parts, double* bad) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double* P = &parts[8 * i];
+    for (int e = 0; e < 5; ++e) {
+        C.W[5 * i + e] += C.dW[5 * i + e];
+        const double R = C.Rm[5 * i + e];
+        P[e] = R * R;
+    }
+    P[5] = fabs(C.W[5 * i]);
+    P[6] = fabs(C.W[5 * i + 4]);
+    const phys::Prim pn = phys::cons_to_prim(&C.W[5 * i], C.gas.N);
+    P[7] = pn.rho * (sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
+                     sqrt(1.0 / pn.lambda));
+    bool ok = pn.rho > 0 && pn.lambda > 0 && phys::detail::is_finite(pn.lambda);
+    for (int e = 0; e < 5; ++e) ok = ok && phys::detail::is_finite(C.W[5 * i + e]);
+    bad[i] = ok ? static_cast<double>(C.no) : static_cast<double>(i);
+}
+
+/// Implicit: a0_i = 1/dtau_i + 1/tau*_i per owned cell (prims and tau of the predicted W*).
+__global__ void k_imp_a0(Ctx C, double u0, double u1, double u2, double icfl) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    C.a0[i] = 1.0 / (icfl * cfl_ratio(C, i, u0, u1, u2)) + 1.0 / C.tau[i];
+}
+
+/// Implicit: the right-hand side of the microscopic system, res + (f+* - f)/tau* (the Shakhov
+/// equilibrium of W* with q^n), in place of res, and df = 0; per (owned cell, local slot).
+template <int D, bool HB>
+__global__ void k_imp_rhs(Ctx C) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= C.no * C.ns) return;
+    const index_t i = k / C.ns, s = k % C.ns;
+    const int B = C.B;
+    const index_t m = s / B, v = s % B;
+    const phys::Prim& p = C.prim[i];
+    const double norm = phys::detail::gauss_norm(p.lambda, D);
+    const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
+    double u[3];
+    load_u<D>(C, s, u);
+    double hp, bp, c2, Hp, Bq, Bp;
+    const double H = maxwellian_at_t<D>(C, p, norm, E, s, u);
+    shakhov_H_t<D, HB>(p, &C.q[3 * i], C.gas, u, H, hp, bp, c2, Hp, Bq, Bp);
+    const double it = 1.0 / C.tau[i];
+    const index_t idx = (m * C.no + i) * B + v, hidx = (m * C.nc + i) * B + v;
+    C.res_h[idx] = C.res_h[idx] + it * (hp - C.h[hidx]);
+    C.dh[idx] = 0.0;
+    if (HB) {
+        C.res_b[idx] = C.res_b[idx] + it * (bp - C.b[hidx]);
+        C.db[idx] = 0.0;
+    }
+}
+
+/// Implicit: one Gauss-Seidel relaxation of the microscopic system (first-order upwind transport
+/// + relaxation) for the n cells of one colour, per (cell, local slot) over every local block:
+///   (a0_i + (1/V) sum_f S (u.n)^+) df_i - (1/V) sum_{f, j < no} S (u.n)^- df_j = rhs_i.
+template <bool HB>
+__global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= n * C.ns) return;
+    const index_t i = cells[k / C.ns], s = k % C.ns;
+    const int B = C.B;
+    const index_t m = s / B, v = s % B;
+    const double u0 = C.u[3 * s], u1 = C.u[3 * s + 1], u2 = C.u[3 * s + 2];
+    const index_t base = m * C.no * B + v;
+    double a = 0.0, acc = 0.0, accb = 0.0;
+    for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
+        const index_t f = C.cf[kk];
+        const bool own = C.owner[f] == i;
+        const index_t j = own ? C.neigh[f] : C.owner[f];
+        const double sg = own ? 1.0 : -1.0;
+        const double S = C.area[f];
+        const double n0 = sg * C.normal[3 * f], n1 = sg * C.normal[3 * f + 1],
+                     n2 = sg * C.normal[3 * f + 2];
+        const double un = u0 * n0 + u1 * n1 + u2 * n2;
+        if (un > 0) {
+            a += S * un;
+        } else if (j >= 0 && j < C.no) {
+            acc -= S * un * C.dh[base + j * B];
+            if (HB) accb -= S * un * C.db[base + j * B];
+        }
+    }
+    const double invV = 1.0 / C.vol[i];
+    const double inv = 1.0 / (C.a0[i] + invV * a);
+    const index_t idx = base + i * B;
+    C.dh[idx] = (C.res_h[idx] + invV * acc) * inv;
+    if (HB) C.db[idx] = (C.res_b[idx] + invV * accb) * inv;
+}
+
+/// Implicit: f^{n+1} = f^n + df and Q_i, the conserved moments of the microscopic residual with
+/// f^{n+1} (rhs - df/tau*), one thread group per owned cell over every local block (fixed order:
+/// per thread in slot order, then the warp shuffle tree and the warps in order).
+template <bool HB>
+__global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C) {
+    __shared__ double s_part[5 * (kMaxGroup / 32)];
+    const index_t i = blockIdx.x;
+    const int B = C.B;
+    const double it = 1.0 / C.tau[i];
+    double Q[5] = {0, 0, 0, 0, 0};
+    for (int m = 0; m < C.nblk; ++m) {
+        const index_t o = (static_cast<index_t>(m) * C.no + i) * B;
+        double* h = C.h + (static_cast<index_t>(m) * C.nc + i) * B;
+        double* b = HB ? C.b + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
+        for (int v = threadIdx.x; v < B; v += blockDim.x) {
+            const index_t s = static_cast<index_t>(m) * B + v;
+            const double dhv = C.dh[o + v];
+            h[v] += dhv;
+            const double rh = C.res_h[o + v] - it * dhv;
+            double rb = 0.0;
+            if (HB) {
+                const double dbv = C.db[o + v];
+                b[v] += dbv;
+                rb = C.res_b[o + v] - it * dbv;
+            }
+            const double w = C.w[s], u0 = C.u[3 * s], u1 = C.u[3 * s + 1], u2 = C.u[3 * s + 2];
+            Q[0] += w * rh;
+            Q[1] += w * u0 * rh;
+            Q[2] += w * u1 * rh;
+            Q[3] += w * u2 * rh;
+            Q[4] += w * 0.5 * ((u0 * u0 + u1 * u1 + u2 * u2) * rh + rb);
+        }
+    }
+    double tot[5];
+    warp_group_reduce<5>(Q, s_part, tot);
+    if (threadIdx.x == 0)
+        for (int e = 0; e < 5; ++e) C.Qm[5 * i + e] = tot[e];
+}
+
+/// Implicit: the moment-consistency correction W += tau* (Rm - Q) per owned cell.
+__global__ void k_imp_correct(Ctx C) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    for (int e = 0; e < 5; ++e) C.W[5 * i + e] += C.tau[i] * (C.Rm[5 * i + e] - C.Qm[5 * i + e]);
 }
 
 /// Face flux of listed faces (walls: F = Facc), 5 per face.
@@ -1432,6 +1713,11 @@ struct UgksSolverDevice::Impl {
     DeviceArray<double> d_wall_dt;     ///< per wall entry: dt_f (gathered for the wall data)
     DeviceArray<double> d_mass_parts;  ///< per owned cell: mass before and after the update
     std::vector<double> wall_dtf;      ///< host copy of d_wall_dt
+    // time.steady_method: implicit (docs/steady.md section 7), always the colored ordering
+    bool implicit = false;
+    DeviceArray<double> d_res_h, d_res_b, d_dh, d_db, d_dW, d_Rm, d_Qm, d_rf, d_diag, d_a0;
+    DeviceArray<index_t> d_color_cells;  ///< owned cells sorted by colour (local order inside)
+    std::vector<index_t> color_off;      ///< colour c: entries color_off[c] .. color_off[c+1]
 
     DeviceHalo halo_f, halo_g;
     HaloMode halo_mode = HaloMode::staged;
@@ -1503,9 +1789,17 @@ struct UgksSolverDevice::Impl {
     /// Steady mode: dt_i (owned, then halo), dt_f = min of the face's cells' steps; returns the
     /// global minimum of dt_i (UgksSolver::compute_local_dt).
     double compute_local_dt();
-    /// Steady mode, closed domain: W, q and f* of the owned cells scaled back to the mass before
-    /// the macroscopic update (docs/steady.md section 2).
-    void mass_rescale();
+    /// Steady mode, closed domain: W, q and f* of the owned cells (W only: whole_state false)
+    /// scaled back to the mass before the macroscopic update (docs/steady.md section 2).
+    void mass_rescale(bool whole_state = true);
+    /// Implicit: the greedy colouring of UgksSolver::implicit_ordering (host, once).
+    void implicit_coloring();
+    /// Implicit: the macroscopic prediction dW (UgksSolver::implicit_macro), W* = W^n + dW and
+    /// the residual parts into d_cell_parts / d_bad.
+    void implicit_macro();
+    /// Implicit: the microscopic update and the moment-consistency correction
+    /// (UgksSolver::implicit_micro).
+    void implicit_micro();
     void gradients_W();
     void face_precompute(double dt);
     void wall_densities();
@@ -1664,6 +1958,25 @@ void UgksSolverDevice::Impl::setup_all() {
         MPI_Allreduce(MPI_IN_PLACE, &open, 1, MPI_INT, MPI_MAX, layout.world);
         closed = open == 0;
     }
+    implicit = setup.time.implicit();
+    if (implicit) {
+        UGKS_REQUIRE(setup.time.implicit_ordering == "colored",
+                     "the CUDA backend runs the implicit iteration with the colored ordering only");
+        const index_t nos = std::max<index_t>(1, no * ns);
+        d_res_h = alloc<double>("implicit:res_h", nos);
+        d_dh = alloc<double>("implicit:dh", nos);
+        if (S.store_b) {
+            d_res_b = alloc<double>("implicit:res_b", nos);
+            d_db = alloc<double>("implicit:db", nos);
+        }
+        d_dW = alloc<double>("implicit:dW", 5 * std::max<index_t>(1, nc));
+        d_Rm = alloc<double>("implicit:Rm", 5 * std::max<index_t>(1, no));
+        d_Qm = alloc<double>("implicit:Q", 5 * std::max<index_t>(1, no));
+        d_rf = alloc<double>("implicit:rf", std::max<index_t>(1, nf));
+        d_diag = alloc<double>("implicit:diag", std::max<index_t>(1, no));
+        d_a0 = alloc<double>("implicit:a0", std::max<index_t>(1, no));
+        implicit_coloring();
+    }
     bytes_persistent = memory_tally().current - tally0;
 
     const std::size_t tally1 = memory_tally().current;
@@ -1749,6 +2062,16 @@ void UgksSolverDevice::Impl::setup_all() {
     c.local_dt = local_dt;
     c.dtc = d_dtc.data();
     c.dtf = d_dtf.data();
+    c.res_h = d_res_h.data();
+    c.res_b = d_res_b.data();
+    c.dh = d_dh.data();
+    c.db = d_db.data();
+    c.dW = d_dW.data();
+    c.Rm = d_Rm.data();
+    c.Qm = d_Qm.data();
+    c.rf = d_rf.data();
+    c.diag = d_diag.data();
+    c.a0 = d_a0.data();
     if (no > 0) {
         k_kd3<<<grid_for(no), kThreads, 0, compute>>>(C, d_kd3.data());
         launched("k_kd3");
@@ -1853,7 +2176,7 @@ double UgksSolverDevice::Impl::compute_local_dt() {
     return dtmin;
 }
 
-void UgksSolverDevice::Impl::mass_rescale() {
+void UgksSolverDevice::Impl::mass_rescale(bool whole_state) {
     // sum_i V_i dW_i = -sum_f S_f F_f/dt_f (dt_L - dt_R) is not zero with local steps: scale the
     // state back to the mass before this update (no stored reference: a restart continues
     // bit-for-bit). At a fixed point alpha is exactly 1.
@@ -1877,13 +2200,129 @@ void UgksSolverDevice::Impl::mass_rescale() {
     }
     const double alpha = m[0] / m[1];
     if (S.no > 0) {
-        UGKS_TIMED_LAUNCH((*this), "k_scale_macro", compute,
-                          k_scale_macro<<<grid_for(S.no), kThreads, 0, compute>>>(C, alpha));
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_scale_macro", compute,
+            k_scale_macro<<<grid_for(S.no), kThreads, 0, compute>>>(C, alpha, whole_state));
     }
-    if (S.no * S.ns > 0) {
+    if (whole_state && S.no * S.ns > 0) {
         UGKS_TIMED_LAUNCH((*this), "k_scale_dist", compute,
                           k_scale_dist<<<grid_for(S.no * S.ns), kThreads, 0, compute>>>(C, alpha));
     }
+}
+
+void UgksSolverDevice::Impl::implicit_coloring() {
+    // UgksSolver::implicit_ordering, colored: greedy colouring of the owned cells in local order
+    // (the smallest colour no owned neighbour has yet), cells sorted by colour, local order inside
+    // a colour. Cells of one colour share no face: one launch relaxes a colour.
+    const index_t no = S.no;
+    std::vector<index_t> order(no);
+    for (index_t i = 0; i < no; ++i) order[i] = i;
+    std::vector<int> color(no, -1);
+    int ncol = 0;
+    for (index_t i = 0; i < no; ++i) {
+        std::vector<char> used(ncol + 1, 0);
+        for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t f = mesh.cell_faces[k];
+            const index_t j = mesh.face_owner[f] == i ? mesh.face_neighbour[f] : mesh.face_owner[f];
+            if (j >= 0 && j < no && j != i && color[j] >= 0) used[color[j]] = 1;
+        }
+        int c = 0;
+        while (used[c]) ++c;
+        color[i] = c;
+        ncol = std::max(ncol, c + 1);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](index_t a, index_t b) { return color[a] < color[b]; });
+    color_off.assign(ncol + 1, 0);
+    for (index_t i = 0; i < no; ++i) ++color_off[color[i] + 1];
+    for (int c = 0; c < ncol; ++c) color_off[c + 1] += color_off[c];
+    d_color_cells = upload("implicit:color_cells", order.empty() ? std::vector<index_t>{0} : order);
+    log::info("implicit iteration: colored ordering, {} colours over {} owned cells (rank 0)", ncol,
+              no);
+}
+
+void UgksSolverDevice::Impl::implicit_macro() {
+    // UgksSolver::macro_update (implicit branch) + implicit_macro: Rm, r_f, the diagonal, then
+    // macro_sweeps symmetric Gauss-Seidel pairs over the colours (forward, then backward); the
+    // ghost increments stay zero (block Jacobi across ranks).
+    UGKS_TIMED_LAUNCH((*this), "k_imp_rm", compute,
+                      k_imp_rm<<<grid_for(S.no), kThreads, 0, compute>>>(C));
+    if (S.nf > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_imp_rf", compute,
+                          k_imp_rf<<<grid_for(S.nf), kThreads, 0, compute>>>(C));
+    }
+    UGKS_TIMED_LAUNCH(
+        (*this), "k_imp_diag", compute,
+        k_imp_diag<<<grid_for(S.no), kThreads, 0, compute>>>(
+            C, S.umax_axis[0], S.umax_axis[1], S.umax_axis[2], setup.time.implicit_cfl));
+    UGKS_CUDA_CHECK(cudaMemsetAsync(d_dW.data(), 0, sizeof(double) * 5 * S.nc, compute));
+    if (setup.time.macro_sweeps == 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_imp_macro_point", compute,
+                          k_imp_macro_point<<<grid_for(S.no), kThreads, 0, compute>>>(C));
+    } else {
+        const int ncol = static_cast<int>(color_off.size()) - 1;
+        auto relax = [&](int c) {
+            const index_t n = color_off[c + 1] - color_off[c];
+            if (n == 0) return;
+            UGKS_TIMED_LAUNCH((*this), "k_imp_macro_relax", compute,
+                              k_imp_macro_relax<<<grid_for(n, 128), 128, 0, compute>>>(
+                                  C, d_color_cells.data() + color_off[c], n));
+        };
+        for (int p = 0; p < setup.time.macro_sweeps; ++p) {
+            for (int c = 0; c < ncol; ++c) relax(c);
+            for (int c = ncol - 1; c >= 0; --c) relax(c);
+        }
+    }
+    UGKS_TIMED_LAUNCH((*this), "k_imp_apply", compute,
+                      k_imp_apply<<<grid_for(S.no), kThreads, 0, compute>>>(C, d_cell_parts.data(),
+                                                                            d_bad.data()));
+}
+
+void UgksSolverDevice::Impl::implicit_micro() {
+    // UgksSolver::implicit_micro: prims, tau and tables of the predicted W* (q^n), the rhs
+    // res + (f+* - f)/tau*, micro_sweeps symmetric Gauss-Seidel pairs over the colours for every
+    // local velocity at once, f += df with the moments Q of the new residual (summed over comm_v),
+    // W += tau* (Rm - Q), the closed-domain mass rescale of W, then q and the stress from f.
+    compute_prims();
+    const index_t nos = S.no * S.ns;
+    if (nos > 0) {
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_imp_a0", compute,
+            k_imp_a0<<<grid_for(S.no), kThreads, 0, compute>>>(
+                C, S.umax_axis[0], S.umax_axis[1], S.umax_axis[2], setup.time.implicit_cfl));
+        dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+            constexpr int D = decltype(d)::value;
+            constexpr bool HB = decltype(hb_)::value;
+            UGKS_TIMED_LAUNCH((*this), "k_imp_rhs", compute,
+                              k_imp_rhs<D, HB><<<grid_for(nos), kThreads, 0, compute>>>(C));
+            const int ncol = static_cast<int>(color_off.size()) - 1;
+            auto relax = [&](int c) {
+                const index_t n = color_off[c + 1] - color_off[c];
+                if (n == 0) return;
+                UGKS_TIMED_LAUNCH((*this), "k_imp_micro_relax", compute,
+                                  k_imp_micro_relax<HB>
+                                  <<<grid_for(n * S.ns), kThreads, 0, compute>>>(
+                                      C, d_color_cells.data() + color_off[c], n));
+            };
+            for (int p = 0; p < setup.time.micro_sweeps; ++p) {
+                for (int c = 0; c < ncol; ++c) relax(c);
+                for (int c = ncol - 1; c >= 0; --c) relax(c);
+            }
+            UGKS_TIMED_LAUNCH((*this), "k_imp_finish", compute,
+                              k_imp_finish<HB>
+                              <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C));
+        });
+    } else if (S.no > 0) {
+        UGKS_CUDA_CHECK(cudaMemsetAsync(d_Qm.data(), 0, sizeof(double) * 5 * S.no, compute));
+    }
+    allreduce_v(d_Qm, 5 * S.no);
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_imp_correct", compute,
+                          k_imp_correct<<<grid_for(S.no), kThreads, 0, compute>>>(C));
+    }
+    if (closed) mass_rescale(false);  // the correction is not conservative
+    compute_prims();
+    stage2_and_moments(-1.0);  // q and stress from the new f
 }
 
 void UgksSolverDevice::Impl::gradients_W() {
@@ -2017,7 +2456,15 @@ void UgksSolverDevice::Impl::sweep(double dt) {
                                   k_flux<D, HB><<<nfu, group, 0, compute>>>(C, m, dt));
             });
         }
-        if (S.no > 0) {
+        if (S.no > 0 && implicit) {
+            // implicit: keep the flux residual rate for implicit_micro (no stage 1)
+            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+                UGKS_TIMED_LAUNCH((*this), "k_imp_res", compute,
+                                  k_imp_res<decltype(hb_)::value>
+                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m));
+                (void)d;
+            });
+        } else if (S.no > 0) {
             dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
                 UGKS_TIMED_LAUNCH((*this), "k_stage1", compute,
                                   k_stage1<decltype(d)::value, decltype(hb_)::value>
@@ -2035,10 +2482,12 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
     double red[9] = {0, 0, 0, 0, 0, 0, 0, 0, static_cast<double>(S.no)};
     const index_t nw = static_cast<index_t>(wall.size());
     std::vector<double> wallF(5 * nw, 0.0);
+    if (S.no > 0 && implicit) implicit_macro();
     if (S.no > 0) {
-        UGKS_TIMED_LAUNCH((*this), "k_macro", compute,
-                          k_macro<<<grid_for(S.no), kThreads, 0, compute>>>(
-                              C, dt, d_cell_parts.data(), d_bad.data()));
+        if (!implicit)
+            UGKS_TIMED_LAUNCH((*this), "k_macro", compute,
+                              k_macro<<<grid_for(S.no), kThreads, 0, compute>>>(
+                                  C, dt, d_cell_parts.data(), d_bad.data()));
         UGKS_TIMED_LAUNCH((*this), "k_reduce_cols", compute,
                           k_reduce_cols<<<1, kThreads, 0, compute>>>(d_cell_parts.data(), S.no, 8,
                                                                      0, d_red.data()));
@@ -2198,8 +2647,11 @@ StepResult UgksSolverDevice::step() {
         return r;
     }
     {
-        NvtxRange nr("stage 2 and moments");
-        I.stage2_and_moments(dt);
+        NvtxRange nr(I.implicit ? "implicit microscopic update" : "stage 2 and moments");
+        if (I.implicit)
+            I.implicit_micro();
+        else
+            I.stage2_and_moments(dt);
         I.sync(I.compute, "end of step");
         I.sync(I.comm, "end of step");
         I.et.flush();
