@@ -909,6 +909,24 @@ __device__ inline void euler_flux_n(const double* W, const double* n, double gam
     F[4] = (W[4] + p) * Un;
 }
 
+/// Implicit: the largest theta in {1, 1/2, 1/4, ...} (down to 2^-20, else 0) for which W + theta dW
+/// keeps rho and p at least half of those of W (UgksSolver::implicit_positive_fraction; inactive
+/// at convergence).
+__device__ inline double positive_fraction(int N, const double* W, const double* dW) {
+    const double gm1 = 2.0 / N;  // gamma - 1
+    auto pressure = [&](const double* w) {
+        return gm1 * (w[4] - 0.5 * (w[1] * w[1] + w[2] * w[2] + w[3] * w[3]) / w[0]);
+    };
+    const double p0 = pressure(W);
+    double theta = 1.0;
+    for (int k = 0; k <= 20; ++k, theta *= 0.5) {
+        double Wt[5];
+        for (int e = 0; e < 5; ++e) Wt[e] = W[e] + theta * dW[e];
+        if (Wt[0] >= 0.5 * W[0] && pressure(Wt) >= 0.5 * p0) return theta;
+    }
+    return 0.0;
+}
+
 /// Implicit: the steady flux residual rate of block m, -(1/V) sum sigma S Phi_f / dt_f, per (owned
 /// cell, velocity) into res [block][owned cell][B] (stage 1 is not applied; UgksSolver::sweep).
 template <bool HB>
@@ -1029,13 +1047,15 @@ __global__ void k_imp_macro_relax(Ctx C, const index_t* cells, index_t n) {
     for (int e = 0; e < 5; ++e) C.dW[5 * i + e] = (C.Rm[5 * i + e] - h * off[e]) / C.diag[i];
 }
 
-/// Implicit: W* = W^n + dW per owned cell and the residual parts of k_macro (with Rm for dW/dt).
+/// Implicit: W* = W^n + theta dW (positivity fraction) per owned cell and the residual parts of
+/// k_macro (with Rm for dW/dt).
 __global__ void k_imp_apply(Ctx C, double* parts, double* bad) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
     double* P = &parts[8 * i];
+    const double theta = positive_fraction(C.gas.N, &C.W[5 * i], &C.dW[5 * i]);
     for (int e = 0; e < 5; ++e) {
-        C.W[5 * i + e] += C.dW[5 * i + e];
+        C.W[5 * i + e] += theta * C.dW[5 * i + e];
         const double R = C.Rm[5 * i + e];
         P[e] = R * R;
     }
@@ -1158,11 +1178,15 @@ __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C) {
         for (int e = 0; e < 5; ++e) C.Qm[5 * i + e] = tot[e];
 }
 
-/// Implicit: the moment-consistency correction W += tau* (Rm - Q) per owned cell.
+/// Implicit: the moment-consistency correction W += theta tau* (Rm - Q) per owned cell (theta:
+/// positivity fraction).
 __global__ void k_imp_correct(Ctx C) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    for (int e = 0; e < 5; ++e) C.W[5 * i + e] += C.tau[i] * (C.Rm[5 * i + e] - C.Qm[5 * i + e]);
+    double dc[5];
+    for (int e = 0; e < 5; ++e) dc[e] = C.tau[i] * (C.Rm[5 * i + e] - C.Qm[5 * i + e]);
+    const double theta = positive_fraction(C.gas.N, &C.W[5 * i], dc);
+    for (int e = 0; e < 5; ++e) C.W[5 * i + e] += theta * dc[e];
 }
 
 /// Face flux of listed faces (walls: F = Facc), 5 per face.
