@@ -67,10 +67,11 @@ void implicit_cpu_vs_device(const char* yaml, const std::vector<std::string>& ov
         for (int k = 0; k < 3; ++k) {
             const double rel = std::abs(a.residual[k] - b.residual[k]) / a.residual[k];
             worst_res = std::max(worst_res, rel);
-            // the residual norms near convergence are differences of O(1) fluxes: 1e-6 of a
-            // 1e-9 residual is still 1e-15 of the fluxes
-            EXPECT_LE(rel, max_res(a) > 1e-6 ? 1e-9 : 1e-5)
-                << what << " step " << n + 1 << " residual " << k;
+            // The residual norms are differences of O(1) face fluxes: their round-off difference
+            // is ~1e-15 absolute, so relative to a residual r it is ~1e-15 / r (measured on the
+            // H200: 1.05e-9 at r ~ 1e-6 in the open case, 1.9e-7 at r ~ 1e-8 in the cavity).
+            const double tol_res = std::max(1e-9, 1e-13 / a.residual[k]);
+            EXPECT_LE(rel, tol_res) << what << " step " << n + 1 << " residual " << k;
         }
         compare_fields(cpu.fields(), gpu.fields(), 1e-10,
                        std::string(what) + " step " + std::to_string(n + 1), &worst);
