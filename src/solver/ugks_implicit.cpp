@@ -42,6 +42,21 @@ void UgksSolver::implicit_ordering() {
     m_ncolors = ncol;
 }
 
+double UgksSolver::implicit_positive_fraction(const double* W, const double* dW) const {
+    const double gm1 = 2.0 / m_gas.N;  // gamma - 1
+    auto pressure = [&](const double* w) {
+        return gm1 * (w[4] - 0.5 * (w[1] * w[1] + w[2] * w[2] + w[3] * w[3]) / w[0]);
+    };
+    const double p0 = pressure(W);
+    double theta = 1.0;
+    for (int k = 0; k <= 20; ++k, theta *= 0.5) {
+        double Wt[5];
+        for (int e = 0; e < 5; ++e) Wt[e] = W[e] + theta * dW[e];
+        if (Wt[0] >= 0.5 * W[0] && pressure(Wt) >= 0.5 * p0) return theta;
+    }
+    return 0.0;
+}
+
 double UgksSolver::implicit_dtau(index_t i) const {
     return m_setup.time.implicit_cfl * cfl_ratio(i);
 }
@@ -176,9 +191,12 @@ void UgksSolver::implicit_micro() {
             MPI_Allreduce(MPI_IN_PLACE, Q.data(), static_cast<int>(Q.size()), MPI_DOUBLE, MPI_SUM,
                           m_layout.comm_v);
         }
-        for (index_t i = 0; i < m_no; ++i)
-            for (int e = 0; e < 5; ++e)
-                m_W[5 * i + e] += m_tau[i] * (m_Rm[5 * i + e] - Q[5 * i + e]);
+        for (index_t i = 0; i < m_no; ++i) {
+            double dc[5];
+            for (int e = 0; e < 5; ++e) dc[e] = m_tau[i] * (m_Rm[5 * i + e] - Q[5 * i + e]);
+            const double theta = implicit_positive_fraction(&m_W[5 * i], dc);
+            for (int e = 0; e < 5; ++e) m_W[5 * i + e] += theta * dc[e];
+        }
         if (m_closed) {  // the correction is not conservative: back to the mass before the step
             double before = 0, after = 0;
             total_mass(before, after);

@@ -696,8 +696,12 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         m_Rm = Rm;
     }
     for (index_t i = 0; i < m_no && m_implicit; ++i) {
+        // Positivity: scale the cell's increment down (halving) until rho and p keep at least
+        // half their values (docs/steady.md section 7.2); at convergence dW -> 0 and it is
+        // inactive.
+        const double theta = implicit_positive_fraction(&m_W[5 * i], &dWi[5 * i]);
         for (int e = 0; e < 5; ++e) {
-            m_W[5 * i + e] += dWi[5 * i + e];
+            m_W[5 * i + e] += theta * dWi[5 * i + e];
             res[e] += Rm[5 * i + e] * Rm[5 * i + e];
             absW[e] += std::abs(m_W[5 * i + e]);
         }
