@@ -5,14 +5,30 @@
 
 namespace ugks::implicit {
 
-void euler_flux_n(const double* W, const double* n, double gamma, double* F) {
-    const double rho = W[0];
-    const double U[3] = {W[1] / rho, W[2] / rho, W[3] / rho};
-    const double p = (gamma - 1.0) * (W[4] - 0.5 * (W[1] * U[0] + W[2] * U[1] + W[3] * U[2]));
-    const double Un = U[0] * n[0] + U[1] * n[1] + U[2] * n[2];
-    F[0] = W[0] * Un;
-    for (int d = 0; d < 3; ++d) F[1 + d] = W[1 + d] * Un + p * n[d];
-    F[4] = (W[4] + p) * Un;
+std::vector<index_t> greedy_colour_order(const Mesh& mesh, index_t no,
+                                         std::vector<index_t>& colour_offsets) {
+    std::vector<int> colour(no, -1);
+    int ncol = 0;
+    for (index_t i = 0; i < no; ++i) {
+        std::vector<char> used(ncol + 1, 0);
+        for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t f = mesh.cell_faces[k];
+            const index_t j = mesh.face_owner[f] == i ? mesh.face_neighbour[f] : mesh.face_owner[f];
+            if (j >= 0 && j < no && j != i && colour[j] >= 0) used[colour[j]] = 1;
+        }
+        int c = 0;
+        while (used[c]) ++c;
+        colour[i] = c;
+        ncol = std::max(ncol, c + 1);
+    }
+    std::vector<index_t> order(no);
+    for (index_t i = 0; i < no; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](index_t a, index_t b) { return colour[a] < colour[b]; });
+    colour_offsets.assign(ncol + 1, 0);
+    for (index_t i = 0; i < no; ++i) ++colour_offsets[colour[i] + 1];
+    for (int c = 0; c < ncol; ++c) colour_offsets[c + 1] += colour_offsets[c];
+    return order;
 }
 
 namespace {

@@ -15,46 +15,16 @@
 namespace ugks {
 
 void UgksSolver::implicit_ordering() {
-    // natural: local cell order. colored: greedy colouring of the owned cells in local order (the
-    // smallest colour no owned neighbour has yet), cells sorted by colour, local order inside a
-    // colour. Cells of one colour share no face, so a colour's relaxations are independent (the
-    // parallel form of the sweep; the result does not depend on the order inside a colour).
-    m_order.resize(m_no);
-    for (index_t i = 0; i < m_no; ++i) m_order[i] = i;
-    if (m_setup.time.implicit_ordering != "colored") return;
-    std::vector<int> color(m_no, -1);
-    int ncol = 0;
-    for (index_t i = 0; i < m_no; ++i) {
-        std::vector<char> used(ncol + 1, 0);
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t f = m_mesh.cell_faces[k];
-            const index_t j =
-                m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
-            if (j >= 0 && j < m_no && j != i && color[j] >= 0) used[color[j]] = 1;
-        }
-        int c = 0;
-        while (used[c]) ++c;
-        color[i] = c;
-        ncol = std::max(ncol, c + 1);
+    // natural: local cell order; colored: implicit::greedy_colour_order (a colour's relaxations are
+    // independent: the parallel form of the sweep, the order of the CUDA backend).
+    if (m_setup.time.implicit_ordering != "colored") {
+        m_order.resize(m_no);
+        for (index_t i = 0; i < m_no; ++i) m_order[i] = i;
+        return;
     }
-    std::stable_sort(m_order.begin(), m_order.end(),
-                     [&](index_t a, index_t b) { return color[a] < color[b]; });
-    m_ncolors = ncol;
-}
-
-double UgksSolver::implicit_positive_fraction(const double* W, const double* dW) const {
-    const double gm1 = 2.0 / m_gas.N;  // gamma - 1
-    auto pressure = [&](const double* w) {
-        return gm1 * (w[4] - 0.5 * (w[1] * w[1] + w[2] * w[2] + w[3] * w[3]) / w[0]);
-    };
-    const double p0 = pressure(W);
-    double theta = 1.0;
-    for (int k = 0; k <= 20; ++k, theta *= 0.5) {
-        double Wt[5];
-        for (int e = 0; e < 5; ++e) Wt[e] = W[e] + theta * dW[e];
-        if (Wt[0] >= 0.5 * W[0] && pressure(Wt) >= 0.5 * p0) return theta;
-    }
-    return 0.0;
+    std::vector<index_t> offsets;
+    m_order = implicit::greedy_colour_order(m_mesh, m_no, offsets);
+    m_ncolors = static_cast<int>(offsets.size()) - 1;
 }
 
 double UgksSolver::implicit_dtau(index_t i) const {
@@ -194,7 +164,7 @@ void UgksSolver::implicit_micro() {
         for (index_t i = 0; i < m_no; ++i) {
             double dc[5];
             for (int e = 0; e < 5; ++e) dc[e] = m_tau[i] * (m_Rm[5 * i + e] - Q[5 * i + e]);
-            const double theta = implicit_positive_fraction(&m_W[5 * i], dc);
+            const double theta = implicit::positive_fraction(2.0 / m_gas.N, &m_W[5 * i], dc);
             for (int e = 0; e < 5; ++e) m_W[5 * i + e] += theta * dc[e];
         }
         if (m_closed) {  // the correction is not conservative: back to the mass before the step

@@ -10,6 +10,7 @@
 #include "cpu_kernels.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/timer.hpp"
+#include "ugks/solver/implicit_ops.hpp"
 #include "ugks/solver/raw_moments.hpp"
 
 namespace ugks {
@@ -699,7 +700,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         // Positivity: scale the cell's increment down (halving) until rho and p keep at least
         // half their values (docs/steady.md section 7.2); at convergence dW -> 0 and it is
         // inactive.
-        const double theta = implicit_positive_fraction(&m_W[5 * i], &dWi[5 * i]);
+        const double theta = implicit::positive_fraction(2.0 / m_gas.N, &m_W[5 * i], &dWi[5 * i]);
         for (int e = 0; e < 5; ++e) {
             m_W[5 * i + e] += theta * dWi[5 * i + e];
             res[e] += Rm[5 * i + e] * Rm[5 * i + e];

@@ -101,9 +101,6 @@ private:
     /// residual, with the equilibrium and tau of the predicted W (first-order upwind transport
     /// + relaxation operator, symmetric Gauss-Seidel sweeps); then q and stress from f.
     void implicit_micro();
-    /// Largest theta in {1, 1/2, 1/4, ...} (down to 2^-20) for which W + theta dW keeps rho and p
-    /// at least half of those of W.
-    double implicit_positive_fraction(const double* W, const double* dW) const;
     /// Sweep order of the implicit iteration (time.implicit.ordering) into m_order.
     void implicit_ordering();
     /// Pseudo-time step of owned cell i in the implicit iteration.

@@ -48,6 +48,7 @@
 #include "ugks/core/timer.hpp"
 #include "ugks/device/array.hpp"
 #include "ugks/device/cuda_check.hpp"
+#include "ugks/solver/implicit_ops.hpp"
 #include "ugks/solver/raw_moments.hpp"
 
 namespace ugks {
@@ -898,35 +899,6 @@ __global__ void k_q_stress(Ctx C) {
 // cells share no face, so one launch relaxes a whole colour (one thread per cell, or per (cell,
 // velocity)) with the values of the CPU's sequential sweep over that colour (to round-off: FMA).
 
-/// Normal Euler flux F(W).n of a conservative state (implicit::euler_flux_n).
-__device__ inline void euler_flux_n(const double* W, const double* n, double gamma, double* F) {
-    const double rho = W[0];
-    const double U[3] = {W[1] / rho, W[2] / rho, W[3] / rho};
-    const double p = (gamma - 1.0) * (W[4] - 0.5 * (W[1] * U[0] + W[2] * U[1] + W[3] * U[2]));
-    const double Un = U[0] * n[0] + U[1] * n[1] + U[2] * n[2];
-    F[0] = W[0] * Un;
-    for (int d = 0; d < 3; ++d) F[1 + d] = W[1 + d] * Un + p * n[d];
-    F[4] = (W[4] + p) * Un;
-}
-
-/// Implicit: the largest theta in {1, 1/2, 1/4, ...} (down to 2^-20, else 0) for which W + theta dW
-/// keeps rho and p at least half of those of W (UgksSolver::implicit_positive_fraction; inactive
-/// at convergence).
-__device__ inline double positive_fraction(int N, const double* W, const double* dW) {
-    const double gm1 = 2.0 / N;  // gamma - 1
-    auto pressure = [&](const double* w) {
-        return gm1 * (w[4] - 0.5 * (w[1] * w[1] + w[2] * w[2] + w[3] * w[3]) / w[0]);
-    };
-    const double p0 = pressure(W);
-    double theta = 1.0;
-    for (int k = 0; k <= 20; ++k, theta *= 0.5) {
-        double Wt[5];
-        for (int e = 0; e < 5; ++e) Wt[e] = W[e] + theta * dW[e];
-        if (Wt[0] >= 0.5 * W[0] && pressure(Wt) >= 0.5 * p0) return theta;
-    }
-    return 0.0;
-}
-
 /// Implicit: the steady flux residual rate of block m, -(1/V) sum sigma S Phi_f / dt_f, per (owned
 /// cell, velocity) into res [block][owned cell][B] (stage 1 is not applied; UgksSolver::sweep).
 template <bool HB>
@@ -1038,8 +1010,8 @@ __global__ void k_imp_macro_relax(Ctx C, const index_t* cells, index_t n) {
                               sg * C.normal[3 * f + 2]};
         double Wt[5], F0[5], F1[5];
         for (int e = 0; e < 5; ++e) Wt[e] = C.W[5 * j + e] + C.dW[5 * j + e];
-        euler_flux_n(&C.W[5 * j], nn, gamma, F0);
-        euler_flux_n(Wt, nn, gamma, F1);
+        implicit::euler_flux_n(&C.W[5 * j], nn, gamma, F0);
+        implicit::euler_flux_n(Wt, nn, gamma, F1);
         const double S = C.area[f];
         for (int e = 0; e < 5; ++e) off[e] += S * (F1[e] - F0[e] - C.rf[f] * C.dW[5 * j + e]);
     }
@@ -1053,7 +1025,7 @@ __global__ void k_imp_apply(Ctx C, double* parts, double* bad) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
     double* P = &parts[8 * i];
-    const double theta = positive_fraction(C.gas.N, &C.W[5 * i], &C.dW[5 * i]);
+    const double theta = implicit::positive_fraction(2.0 / C.gas.N, &C.W[5 * i], &C.dW[5 * i]);
     for (int e = 0; e < 5; ++e) {
         C.W[5 * i + e] += theta * C.dW[5 * i + e];
         const double R = C.Rm[5 * i + e];
@@ -1185,7 +1157,7 @@ __global__ void k_imp_correct(Ctx C) {
     if (i >= C.no) return;
     double dc[5];
     for (int e = 0; e < 5; ++e) dc[e] = C.tau[i] * (C.Rm[5 * i + e] - C.Qm[5 * i + e]);
-    const double theta = positive_fraction(C.gas.N, &C.W[5 * i], dc);
+    const double theta = implicit::positive_fraction(2.0 / C.gas.N, &C.W[5 * i], dc);
     for (int e = 0; e < 5; ++e) C.W[5 * i + e] += theta * dc[e];
 }
 
@@ -2235,31 +2207,11 @@ void UgksSolverDevice::Impl::mass_rescale(bool whole_state) {
 }
 
 void UgksSolverDevice::Impl::implicit_coloring() {
-    // UgksSolver::implicit_ordering, colored: greedy colouring of the owned cells in local order
-    // (the smallest colour no owned neighbour has yet), cells sorted by colour, local order inside
-    // a colour. Cells of one colour share no face: one launch relaxes a colour.
+    // The colouring of UgksSolver::implicit_ordering (colored): cells sorted by colour; a colour's
+    // cells share no face, so one launch relaxes a colour.
     const index_t no = S.no;
-    std::vector<index_t> order(no);
-    for (index_t i = 0; i < no; ++i) order[i] = i;
-    std::vector<int> color(no, -1);
-    int ncol = 0;
-    for (index_t i = 0; i < no; ++i) {
-        std::vector<char> used(ncol + 1, 0);
-        for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t f = mesh.cell_faces[k];
-            const index_t j = mesh.face_owner[f] == i ? mesh.face_neighbour[f] : mesh.face_owner[f];
-            if (j >= 0 && j < no && j != i && color[j] >= 0) used[color[j]] = 1;
-        }
-        int c = 0;
-        while (used[c]) ++c;
-        color[i] = c;
-        ncol = std::max(ncol, c + 1);
-    }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](index_t a, index_t b) { return color[a] < color[b]; });
-    color_off.assign(ncol + 1, 0);
-    for (index_t i = 0; i < no; ++i) ++color_off[color[i] + 1];
-    for (int c = 0; c < ncol; ++c) color_off[c + 1] += color_off[c];
+    const std::vector<index_t> order = implicit::greedy_colour_order(mesh, no, color_off);
+    const int ncol = static_cast<int>(color_off.size()) - 1;
     d_color_cells = upload("implicit:color_cells", order.empty() ? std::vector<index_t>{0} : order);
     log::info("implicit iteration: colored ordering, {} colours over {} owned cells (rank 0)", ncol,
               no);
