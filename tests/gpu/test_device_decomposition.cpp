@@ -27,11 +27,6 @@ const std::vector<std::string> kPeriodicDecomp = {"time.steps=15", "parallel.blo
 const std::vector<std::string> kSteady = {"time.mode=steady", "mesh.box.stretch=[1.4, 1.4]",
                                           "mesh.box.stretch_symmetric=true"};
 
-std::vector<std::string> with(std::vector<std::string> v, const std::vector<std::string>& more) {
-    v.insert(v.end(), more.begin(), more.end());
-    return v;
-}
-
 /// True when parallel.halo: nccl can run: built with NCCL and one GPU per rank of each host.
 bool nccl_usable() {
 #if defined(UGKS_HAVE_NCCL)

@@ -27,11 +27,6 @@ const std::vector<std::string> kImplicit = {
     "time.mode=steady", "time.steady_method=implicit", "time.implicit.ordering=colored",
     "mesh.box.stretch=[1.4, 1.4]", "mesh.box.stretch_symmetric=true"};
 
-std::vector<std::string> with(std::vector<std::string> v, const std::vector<std::string>& more) {
-    v.insert(v.end(), more.begin(), more.end());
-    return v;
-}
-
 double max_res(const StepResult& r) {
     return std::max({r.residual[0], r.residual[1], r.residual[2]});
 }
@@ -147,45 +142,11 @@ TEST(DeviceImplicit, OpenSymmetryFarFieldOutflowConvergedMatchesCpu) {
 /// Identical bytes in two runs, and a run exported after k iterations and imported into a fresh
 /// solver continues with the same bits as the uninterrupted run (the implicit iteration keeps no
 /// state outside W, q, h, b).
-void implicit_deterministic_restart(const char* yaml, const std::vector<std::string>& overrides,
-                                    const char* what) {
-    if (!have_device()) GTEST_SKIP() << "no CUDA device visible";
-    auto P = make_problem(yaml, overrides, MPI_COMM_SELF);
-    const long steps = 12, split = 5;
-    std::vector<std::vector<CellField>> out;
-    std::vector<std::array<double, 3>> res;
-    for (int run = 0; run < 2; ++run) {
-        UgksSolverDevice gpu(P->setup, P->local, P->layout, P->vel, P->blocks);
-        gpu.initialize();
-        StepResult r;
-        for (long n = 0; n < steps; ++n) ASSERT_FALSE((r = gpu.step()).failed) << r.failure;
-        out.push_back(gpu.fields());
-        res.push_back(r.residual);
-    }
-    expect_identical(out[0], out[1], std::string(what) + " run twice");
-    for (int k = 0; k < 3; ++k) EXPECT_EQ(res[0][k], res[1][k]) << what << " residual " << k;
-    SolverState mid;
-    {
-        UgksSolverDevice gpu(P->setup, P->local, P->layout, P->vel, P->blocks);
-        gpu.initialize();
-        for (long n = 0; n < split; ++n) ASSERT_FALSE(gpu.step().failed);
-        mid = gpu.state_export();
-    }
-    UgksSolverDevice cont(P->setup, P->local, P->layout, P->vel, P->blocks);
-    cont.initialize();
-    cont.state_import(mid);
-    EXPECT_EQ(cont.step_count(), split);
-    StepResult r;
-    for (long n = split; n < steps; ++n) ASSERT_FALSE((r = cont.step()).failed) << r.failure;
-    expect_identical(out[0], cont.fields(), std::string(what) + " restart");
-    for (int k = 0; k < 3; ++k) EXPECT_EQ(res[0][k], r.residual[k]) << what << " residual " << k;
-}
-
 TEST(DeviceImplicit, ClosedCavityRunTwiceAndRestartGiveIdenticalBytes) {
-    implicit_deterministic_restart(kCavityCase, kImplicit, "implicit cavity");
+    expect_deterministic_restart(kCavityCase, kImplicit, "implicit cavity", 12, 5);
 }
 TEST(DeviceImplicit, OpenSymmetryRunTwiceAndRestartGiveIdenticalBytes) {
-    implicit_deterministic_restart(kSymmetryCase, kImplicit, "implicit symmetry");
+    expect_deterministic_restart(kSymmetryCase, kImplicit, "implicit symmetry", 12, 5);
 }
 
 }  // namespace

@@ -28,11 +28,6 @@ const std::vector<std::string> kImplicit = {"time.mode=steady",
                                             "mesh.box.stretch_symmetric=true",
                                             "time.steps=10"};
 
-std::vector<std::string> with(std::vector<std::string> v, const std::vector<std::string>& more) {
-    v.insert(v.end(), more.begin(), more.end());
-    return v;
-}
-
 int world_size() {
     int s = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &s);
