@@ -263,6 +263,18 @@ index_t find_donor_brute(const OversetGrid& g, int dim, const double* x, bool sk
 
 // ---- assembly -----------------------------------------------------------------------------------
 
+void add_status_counts(const OversetSystem& sys, AssemblyCounts& cnt) {
+    for (const OversetGrid& g : sys.grids) {
+        cnt.nodes += g.mesh.n_nodes();
+        cnt.cells += g.mesh.n_cells();
+        for (const auto s : g.node_status) (s ? cnt.active_nodes : cnt.inactive_nodes)++;
+        for (const auto s : g.cell_status)
+            (s == 1 ? cnt.active_cells : s == 0 ? cnt.hole_cells : cnt.fringe_cells)++;
+        cnt.receptors += static_cast<index_t>(g.fringe_node.size());
+        cnt.orphans += g.n_orphans;
+    }
+}
+
 AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, const Pose& common) {
     if (sys.backend == Backend::Device) return assemble_device(sys, time, times, common);
     AssemblyTimes local;
@@ -413,15 +425,7 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
     }
     tm.donor_stencils += seconds_since(t0);
 
-    for (const OversetGrid& g : sys.grids) {
-        cnt.nodes += g.mesh.n_nodes();
-        cnt.cells += g.mesh.n_cells();
-        for (const auto s : g.node_status) (s ? cnt.active_nodes : cnt.inactive_nodes)++;
-        for (const auto s : g.cell_status)
-            (s == 1 ? cnt.active_cells : s == 0 ? cnt.hole_cells : cnt.fringe_cells)++;
-        cnt.receptors += static_cast<index_t>(g.fringe_node.size());
-        cnt.orphans += g.n_orphans;
-    }
+    add_status_counts(sys, cnt);
     return cnt;
 }
 

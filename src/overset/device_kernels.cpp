@@ -881,15 +881,7 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
     }
     tm.transfers += seconds_since(t0);
 
-    for (const OversetGrid& g : sys.grids) {
-        cnt.nodes += g.mesh.n_nodes();
-        cnt.cells += g.mesh.n_cells();
-        for (const auto s : g.node_status) (s ? cnt.active_nodes : cnt.inactive_nodes)++;
-        for (const auto s : g.cell_status)
-            (s == 1 ? cnt.active_cells : s == 0 ? cnt.hole_cells : cnt.fringe_cells)++;
-        cnt.receptors += static_cast<index_t>(g.fringe_node.size());
-        cnt.orphans += g.n_orphans;
-    }
+    add_status_counts(sys, cnt);
     return cnt;
 }
 

@@ -152,6 +152,10 @@ OversetSystem make_system(const OversetCase& c, std::vector<Mesh> meshes);
 void add_grid(OversetSystem& sys, const std::string& name, Mesh mesh, int layer,
               const std::vector<std::string>& walls, const Motion& motion = {});
 
+/// Adds the node/cell/receptor/orphan counts of the grids' current classification to cnt (both
+/// backends, after an assembly).
+void add_status_counts(const OversetSystem& sys, AssemblyCounts& cnt);
+
 /// One complete assembly at `time`: reset the status, move every grid to its pose (composed with
 /// `common`, a motion applied to all grids, identity by default), wall distances, donor trees,
 /// host search, classification, island removal, donor stencils, orphans.
