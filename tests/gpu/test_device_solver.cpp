@@ -103,21 +103,7 @@ void cpu_vs_device(const char* yaml, const std::vector<std::string>& overrides, 
         worst_all = std::max(worst_all, worst);
         if (::testing::Test::HasFailure()) break;
     }
-    ASSERT_EQ(cpu.wall_data().size(), gpu.wall_data().size());
-    double wscale = 0.0, wdiff = 0.0;
-    for (std::size_t k = 0; k < cpu.wall_data().size(); ++k) {
-        const auto &x = cpu.wall_data()[k], &y = gpu.wall_data()[k];
-        EXPECT_EQ(x.local_face, y.local_face);
-        for (int d = 0; d < 3; ++d) {
-            wscale = std::max(wscale, std::abs(x.P[d]));
-            wdiff = std::max(wdiff, std::abs(x.P[d] - y.P[d]));
-        }
-        wscale = std::max(wscale, std::abs(x.qw));
-        wdiff = std::max(wdiff, std::abs(x.qw - y.qw));
-    }
-    if (wscale > 0) EXPECT_LE(wdiff / wscale, 1e-10) << what << ": wall data";
-    const auto ta = cpu.totals(), tb = gpu.totals();
-    for (int e = 0; e < 5; ++e) EXPECT_NEAR(ta[e], tb[e], 1e-11 * (std::abs(ta[0]) + 1.0));
+    expect_same_wall_data_and_totals(cpu, gpu, what);
     std::printf("[ %s ] %ld steps: max relative field difference CPU vs GPU %.3e\n", what, steps,
                 worst_all);
 }

@@ -73,21 +73,8 @@ void steady_cpu_vs_device(const char* yaml, const std::vector<std::string>& over
         if (::testing::Test::HasFailure()) break;
     }
     EXPECT_DOUBLE_EQ(cpu.time(), gpu.time());
-    ASSERT_EQ(cpu.wall_data().size(), gpu.wall_data().size());
-    double wscale = 0.0, wdiff = 0.0;
-    for (std::size_t k = 0; k < cpu.wall_data().size(); ++k) {
-        const auto &x = cpu.wall_data()[k], &y = gpu.wall_data()[k];
-        EXPECT_EQ(x.local_face, y.local_face);
-        for (int d = 0; d < 3; ++d) {
-            wscale = std::max(wscale, std::abs(x.P[d]));
-            wdiff = std::max(wdiff, std::abs(x.P[d] - y.P[d]));
-        }
-        wscale = std::max(wscale, std::abs(x.qw));
-        wdiff = std::max(wdiff, std::abs(x.qw - y.qw));
-    }
-    if (wscale > 0) EXPECT_LE(wdiff / wscale, 1e-10) << what << ": wall data";
-    const auto ta = cpu.totals(), tb = gpu.totals();
-    for (int e = 0; e < 5; ++e) EXPECT_NEAR(ta[e], tb[e], 1e-11 * (std::abs(ta[0]) + 1.0));
+    expect_same_wall_data_and_totals(cpu, gpu, what);
+    const auto tb = gpu.totals();
     const double drift = tb[0] / mass0 - 1.0;
     if (closed)
         EXPECT_NEAR(drift, 0.0, 1e-13) << what << ": the closed domain keeps its mass";
