@@ -24,7 +24,6 @@ void UgksSolver::implicit_ordering() {
     }
     std::vector<index_t> offsets;
     m_order = implicit::greedy_colour_order(m_mesh, m_no, offsets);
-    m_ncolors = static_cast<int>(offsets.size()) - 1;
 }
 
 double UgksSolver::implicit_dtau(index_t i) const {
@@ -34,7 +33,8 @@ double UgksSolver::implicit_dtau(index_t i) const {
 void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<double>& dW) {
     // Linearized steady equations per owned cell i (rate form, faces f with outward normal n):
     //   (1/dtau_i + (1/2V_i) sum_f S_f r_f) dW_i
-    //       = -R_i - (1/2V_i) sum_{f interior} S_f (dF_j.n - r_f dW_j),
+    //       = R_i - (1/2V_i) sum_{f interior} S_f (dF_j.n - r_f dW_j),
+    //   R_i = Rm_i = -(1/V_i) sum_f sigma S_f F_f / dt_f (the steady residual rate),
     //   dF_j = F(W_j + dW_j) - F(W_j) (Euler flux), r_f = |U.n| + c + 2 nu_f (gamma/Pr) / d_f,
     // nu_f = RT min(tau, dt_f): the viscous rate of the UGKS flux, bounded by free transport
     // over the flux step (docs/steady.md section 7.2). Boundary faces and other ranks' cells

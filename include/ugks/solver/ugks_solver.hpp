@@ -156,7 +156,6 @@ private:
     std::vector<double> m_dtf;     ///< per local face: face time step dt_f
     bool m_implicit = false;       ///< time.steady_method: implicit
     std::vector<index_t> m_order;  ///< implicit: owned cells in sweep order
-    int m_ncolors = 0;             ///< implicit, colored ordering: number of colours
     std::vector<double> m_Rm;  ///< implicit: steady macroscopic residual rate of the step (5/cell)
     std::vector<double> m_res_h,
         m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
