@@ -7,6 +7,8 @@
 #include <fstream>
 #include <type_traits>
 
+#include <unistd.h>
+
 #include "ugks/core/error.hpp"
 #include "ugks/io/config.hpp"
 
@@ -201,7 +203,7 @@ double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasMo
 }
 
 MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, index_t vels, int B,
-                               int dim, bool store_b, double global_mesh_bytes) {
+                               int dim, bool store_b, double global_mesh_bytes, bool implicit) {
     MemoryEstimate m;
     const double nd = store_b ? 2.0 : 1.0;
     const double nc = static_cast<double>(cells), no = static_cast<double>(owned),
@@ -226,6 +228,9 @@ MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, inde
     // global cells (rows, send, receive and block buffers, plus h's block while b's moves); a
     // restart holds the same. Per distribution: 1 copy + 4 transfer buffers (+ 1 block of h).
     m.io_buffers = 8.0 * nv * (nc * nd + no * (store_b ? 5.0 : 4.0));
+    // The implicit iteration keeps the steady residual of every distribution value and the
+    // increment of the owned ones (the CPU backend's increments live per block: less).
+    if (implicit) m.implicit = 8.0 * nv * nd * (nc + no);
     return m;
 }
 
@@ -250,6 +255,11 @@ double memory_limit_override() {
         UGKS_INPUT_ERROR("environment variable UGKS_TEST_MEMORY_LIMIT_BYTES='"
                          << v << "': expected a positive number of bytes");
     return x;
+}
+
+double host_physical_memory() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
 }
 
 ProcessMemory process_memory() {

@@ -353,7 +353,8 @@ int run_case(const CommandLine& cl) {
         const bool store_b = vel.dim < 3 || setup.gas.K_int > 0;
         const MemoryEstimate mem =
             estimate_memory(local.n_owned + local.n_ghost, local.n_owned, local.mesh.n_faces(),
-                            local_vel, blocks.block_size, mesh.dim, store_b, mesh_bytes(mesh));
+                            local_vel, blocks.block_size, mesh.dim, store_b, mesh_bytes(mesh),
+                            setup.time.implicit());
         double mem_max = mem.total(), mem_sum = mem.total();
         MPI_Allreduce(MPI_IN_PLACE, &mem_max, 1, MPI_DOUBLE, MPI_MAX, world);
         MPI_Allreduce(MPI_IN_PLACE, &mem_sum, 1, MPI_DOUBLE, MPI_SUM, world);
@@ -382,11 +383,13 @@ int run_case(const CommandLine& cl) {
             world_size, layout.P_x, layout.P_v, owned_min, owned_max, ghost_max,
             blocks.n_blocks / layout.P_v, (blocks.n_blocks + layout.P_v - 1) / layout.P_v);
         const std::string mem_parts = fmt::format(
-            "distributions {}, macroscopic {}, block working set {}, global mesh {} (+ {} to build "
-            "it), local mesh {}, checkpoint buffers {} on rank 0",
+            "distributions {}, macroscopic {}, block working set {}{}, global mesh {} (+ {} to "
+            "build it), local mesh {}, checkpoint buffers {} on rank 0",
             human_bytes(mem.distributions), human_bytes(mem.macroscopic),
-            human_bytes(mem.block_working_set), human_bytes(mem.global_mesh),
-            human_bytes(mem.mesh_setup), human_bytes(mem.local_mesh), human_bytes(mem.io_buffers));
+            human_bytes(mem.block_working_set),
+            mem.implicit > 0 ? ", implicit iteration " + human_bytes(mem.implicit) : std::string(),
+            human_bytes(mem.global_mesh), human_bytes(mem.mesh_setup), human_bytes(mem.local_mesh),
+            human_bytes(mem.io_buffers));
         log::info("memory estimate per rank: max {} ({}); all ranks {}; memory of {}: {}{}",
                   human_bytes(mem_max), mem_parts, human_bytes(mem_sum), device::device_name(),
                   human_bytes(static_cast<double>(dev_total)),
@@ -400,17 +403,35 @@ int run_case(const CommandLine& cl) {
         log::info("time step estimate (initial state, CFL {}): dt = {:.6e}", setup.numerics.cfl,
                   dt);
         {
-            // Refuse at start what cannot fit (issue 7): per device on GPU builds, per node (the
-            // node's ranks together) on the CPU backend. The smallest memory of any rank decides.
-            double mem_node = mem.total(), avail = static_cast<double>(dev_total);
-            MPI_Allreduce(MPI_IN_PLACE, &mem_node, 1, MPI_DOUBLE, MPI_SUM, layout.comm_node);
-            MPI_Allreduce(MPI_IN_PLACE, &mem_node, 1, MPI_DOUBLE, MPI_MAX, world);
+            // Refuse at start what cannot fit (issue 7). CPU backend: everything per node (the
+            // node's ranks together) against the host's memory. GPU builds: the solver's arrays
+            // per rank against its device's memory, and the meshes and checkpoint buffers per
+            // node against the host's memory. The smallest memory of any rank decides.
+            double avail = static_cast<double>(dev_total);
             MPI_Allreduce(MPI_IN_PLACE, &avail, 1, MPI_DOUBLE, MPI_MIN, world);
 #if defined(UGKS_USE_CUDA)
-            const double need = mem_max;
-            const char* scope = "per rank";
+            double need = mem.device_part();
+            MPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_DOUBLE, MPI_MAX, world);
+            const char* scope = "per rank (device arrays)";
+            {
+                double host_node = mem.host_part();
+                MPI_Allreduce(MPI_IN_PLACE, &host_node, 1, MPI_DOUBLE, MPI_SUM, layout.comm_node);
+                MPI_Allreduce(MPI_IN_PLACE, &host_node, 1, MPI_DOUBLE, MPI_MAX, world);
+                double host_avail =
+                    mem_limit > 0 ? mem_limit : host_physical_memory();
+                MPI_Allreduce(MPI_IN_PLACE, &host_avail, 1, MPI_DOUBLE, MPI_MIN, world);
+                if (host_avail > 0 && host_node > host_avail)
+                    UGKS_INPUT_ERROR(fmt::format(
+                        "the memory estimate per node (host part of all ranks of a node: meshes "
+                        "and checkpoint buffers) {} ({} on rank 0) exceeds the memory of the host "
+                        "({}{}): use more nodes or fewer cells or velocities",
+                        human_bytes(host_node), mem_parts, human_bytes(host_avail),
+                        mem_limit > 0 ? ", UGKS_TEST_MEMORY_LIMIT_BYTES" : ""));
+            }
 #else
-            const double need = mem_node;
+            double need = mem.total();
+            MPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_DOUBLE, MPI_SUM, layout.comm_node);
+            MPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_DOUBLE, MPI_MAX, world);
             const char* scope = "per node (all ranks of a node)";
 #endif
             if (avail > 0 && need > avail)
@@ -690,7 +711,8 @@ int run_case(const CommandLine& cl) {
                   {"global_mesh", mem.global_mesh},
                   {"mesh_setup", mem.mesh_setup},
                   {"local_mesh", mem.local_mesh},
-                  {"checkpoint_buffers", mem.io_buffers}}},
+                  {"checkpoint_buffers", mem.io_buffers},
+                  {"implicit", mem.implicit}}},
                 {"available", static_cast<double>(dev_total)},
                 {"available_source",
                  mem_limit > 0 ? "UGKS_TEST_MEMORY_LIMIT_BYTES" : device::device_name()},

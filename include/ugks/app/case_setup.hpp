@@ -131,16 +131,26 @@ struct MemoryEstimate {
     double local_mesh = 0;  ///< this rank's part with ghosts, partition, solver geometry tables
     double io_buffers =
         0;  ///< checkpoint gather: distribution rows moved to contiguous cell blocks
+    /// implicit steady iteration (time.steady_method: implicit): the steady residual of every
+    /// distribution value and the increment of the owned ones
+    double implicit = 0;
     double total() const {
         return distributions + macroscopic + block_working_set + global_mesh + mesh_setup +
-               local_mesh + io_buffers;
+               local_mesh + io_buffers + implicit;
     }
+    /// What a CUDA build holds in device memory: the solver's arrays.
+    double device_part() const {
+        return distributions + macroscopic + block_working_set + implicit;
+    }
+    /// What a CUDA build holds in host memory: the meshes and the checkpoint's state copy and
+    /// transfer buffers.
+    double host_part() const { return global_mesh + mesh_setup + local_mesh + io_buffers; }
 };
 /// `local_cells` = owned + ghost cells, `owned_cells` the owned ones, `global_mesh_bytes` from
 /// mesh_bytes() of the global mesh.
 MemoryEstimate estimate_memory(index_t local_cells, index_t owned_cells, index_t local_faces,
                                index_t local_velocities, int block_size, int mesh_dim, bool store_b,
-                               double global_mesh_bytes);
+                               double global_mesh_bytes, bool implicit = false);
 
 /// Bytes held by the arrays of a mesh (sizes, not capacities).
 double mesh_bytes(const Mesh& mesh);
@@ -149,6 +159,9 @@ double mesh_bytes(const Mesh& mesh);
 /// variable UGKS_TEST_MEMORY_LIMIT_BYTES, when set to a positive integer, replaces the device's or
 /// host's memory; 0 otherwise. Malformed values are an input error.
 double memory_limit_override();
+
+/// The host's physical memory (bytes; 0 when unknown).
+double host_physical_memory();
 
 /// This process's resident set (VmRSS) and its peak (VmHWM) from /proc/self/status, bytes; 0 when
 /// unavailable.
