@@ -1,0 +1,92 @@
+#pragma once
+// Krylov solution of the macroscopic prediction of the implicit steady iteration (docs/steady.md
+// section 7.3, time.implicit.macro_solver: gmres): the linearized system of implicit_ops.hpp's
+// macro_sgs with the Euler flux differences replaced by the analytic flux Jacobian, assembled as a
+// 5x5-block CSR matrix directly from the mesh connectivity (row counts, exclusive scan, fill,
+// columns sorted per row), solved by restarted GMRES with right preconditioning (block symmetric
+// Gauss-Seidel on the same matrix). Inner products go through a caller-supplied reduction so that
+// the same code sums over the ranks of a communicator.
+#include <functional>
+#include <vector>
+
+#include "ugks/core/types.hpp"
+#include "ugks/device/macros.hpp"
+#include "ugks/mesh/mesh.hpp"
+
+namespace ugks::implicit {
+
+/// Analytic Jacobian A = dF/dW of the normal Euler flux F(W).n of euler_flux_n (gamma law),
+/// row-major 5x5. Both backends.
+UGKS_HOST_DEVICE inline void euler_jacobian_n(const double* W, const double* n, double g,
+                                              double* A) {
+    const double rho = W[0];
+    const double U[3] = {W[1] / rho, W[2] / rho, W[3] / rho};
+    const double q2 = U[0] * U[0] + U[1] * U[1] + U[2] * U[2];
+    const double p = (g - 1.0) * (W[4] - 0.5 * rho * q2);
+    const double H = (W[4] + p) / rho;
+    const double u = U[0] * n[0] + U[1] * n[1] + U[2] * n[2];
+    const double phi = 0.5 * (g - 1.0) * q2;
+    A[0] = 0.0;
+    for (int k = 0; k < 3; ++k) A[1 + k] = n[k];
+    A[4] = 0.0;
+    for (int d = 0; d < 3; ++d) {
+        double* r = A + 5 * (1 + d);
+        r[0] = phi * n[d] - U[d] * u;
+        for (int k = 0; k < 3; ++k)
+            r[1 + k] = U[d] * n[k] + (d == k ? u : 0.0) - (g - 1.0) * U[k] * n[d];
+        r[4] = (g - 1.0) * n[d];
+    }
+    double* r = A + 20;
+    r[0] = u * (phi - H);
+    for (int k = 0; k < 3; ++k) r[1 + k] = H * n[k] - (g - 1.0) * U[k] * u;
+    r[4] = g * u;
+}
+
+/// Square matrix of 5x5 blocks over the owned cells (block rows = cells 0..n-1).
+struct BlockCsr5 {
+    index_t n = 0;
+    std::vector<index_t> row_ptr;  ///< n + 1 offsets into col
+    std::vector<index_t> col;      ///< block columns, ascending within a row
+    std::vector<index_t> diag;     ///< position of the diagonal block of each row in col
+    std::vector<double> val;       ///< 25 doubles per block, row-major
+    index_t nnz() const { return static_cast<index_t>(col.size()); }
+};
+
+/// The block pattern of the macroscopic system on the owned cells 0..no-1: the diagonal and one
+/// block per face to another owned cell (faces to ghosts and boundaries couple nothing). A cell
+/// that meets a neighbour through several faces (periodic images, thin meshes) gets one block.
+BlockCsr5 macro_pattern(const Mesh& mesh, index_t no);
+
+/// Fill the blocks of the linearized macroscopic system (implicit_ops.hpp, macro_sgs):
+///   diag_i dW_i + (1/(2 V_i)) sum_{f, j < no} S_f (A_j(n_f) - r_f I) dW_j = rhs_i,
+/// A_j = euler_jacobian_n(W_j, n_f) with n_f pointing out of cell i.
+void macro_fill(const Mesh& mesh, index_t no, const double* W, const double* rf,
+                const double* diag, double gamma, BlockCsr5& A);
+
+/// y = A x (5 n values each).
+void bcsr_apply(const BlockCsr5& A, const double* x, double* y);
+
+/// `pairs` forward + backward block Gauss-Seidel sweeps for A x = b over the block rows in
+/// `order`, starting from x = 0 (the preconditioner of gmres). The diagonal blocks must be
+/// multiples of the identity (they are for macro_fill).
+void bcsr_sgs(const BlockCsr5& A, const double* b, double* x, const index_t* order, int pairs);
+
+using LinearOp = std::function<void(const double* x, double* y)>;
+/// Sum of the local partial inner product over the participating ranks (identity on one rank).
+using Reduce = std::function<double(double local)>;
+
+struct GmresResult {
+    int iterations = 0;       ///< Krylov vectors built (matrix applications)
+    double residual0 = 0.0;   ///< ||b - A x0||
+    double residual = 0.0;    ///< ||b - A x|| at return (recomputed, not the Arnoldi estimate)
+    bool converged = false;   ///< residual <= rtol * residual0
+};
+
+/// Restarted GMRES(restart) with right preconditioning M (x = M^{-1} z: `precond(z, x)`; empty for
+/// none) for A x = b, n local values, from the x given, until ||r|| <= rtol ||r0|| or
+/// max_iterations matrix applications. Modified Gram-Schmidt, Givens rotations; every inner
+/// product is reduced with `reduce`, so all ranks take the same steps.
+GmresResult gmres(index_t n, const LinearOp& apply, const LinearOp& precond, const Reduce& reduce,
+                  const double* b, double* x, int restart, int max_iterations, double rtol);
+
+}  // namespace ugks::implicit

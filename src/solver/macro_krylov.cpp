@@ -1,0 +1,238 @@
+#include "ugks/solver/macro_krylov.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ugks/core/error.hpp"
+
+namespace ugks::implicit {
+
+BlockCsr5 macro_pattern(const Mesh& mesh, index_t no) {
+    BlockCsr5 A;
+    A.n = no;
+    // Row counts from the faces (each owned-owned face adds a block to both rows), the diagonal,
+    // an exclusive scan, the fill, then per row: sort and drop repeated columns.
+    std::vector<index_t> count(no, 1);
+    auto coupled = [&](index_t f, index_t& L, index_t& R) {
+        L = mesh.face_owner[f];
+        R = mesh.face_neighbour[f];
+        return L >= 0 && L < no && R >= 0 && R < no && L != R;
+    };
+    for (index_t f = 0; f < mesh.n_faces(); ++f) {
+        index_t L, R;
+        if (!coupled(f, L, R)) continue;
+        ++count[L];
+        ++count[R];
+    }
+    std::vector<index_t> start(no + 1, 0);
+    for (index_t i = 0; i < no; ++i) start[i + 1] = start[i] + count[i];
+    std::vector<index_t> cols(start[no]);
+    std::vector<index_t> cursor(start.begin(), start.end() - 1);
+    for (index_t i = 0; i < no; ++i) cols[cursor[i]++] = i;
+    for (index_t f = 0; f < mesh.n_faces(); ++f) {
+        index_t L, R;
+        if (!coupled(f, L, R)) continue;
+        cols[cursor[L]++] = R;
+        cols[cursor[R]++] = L;
+    }
+    A.row_ptr.assign(no + 1, 0);
+    A.col.reserve(cols.size());
+    A.diag.assign(no, -1);
+    for (index_t i = 0; i < no; ++i) {
+        std::sort(cols.begin() + start[i], cols.begin() + start[i + 1]);
+        const auto end = std::unique(cols.begin() + start[i], cols.begin() + start[i + 1]);
+        for (auto it = cols.begin() + start[i]; it != end; ++it) {
+            if (*it == i) A.diag[i] = static_cast<index_t>(A.col.size());
+            A.col.push_back(*it);
+        }
+        A.row_ptr[i + 1] = static_cast<index_t>(A.col.size());
+    }
+    A.val.assign(25 * A.col.size(), 0.0);
+    return A;
+}
+
+namespace {
+
+index_t block_position(const BlockCsr5& A, index_t i, index_t j) {
+    const auto b = A.col.begin() + A.row_ptr[i], e = A.col.begin() + A.row_ptr[i + 1];
+    const auto it = std::lower_bound(b, e, j);
+    UGKS_REQUIRE(it != e && *it == j, "macro matrix: no block (" << i << ", " << j << ")");
+    return static_cast<index_t>(it - A.col.begin());
+}
+
+/// x = D^{-1} r for a 5x5 block D (row-major) by Gaussian elimination with partial pivoting.
+void solve5(const double* D, const double* r, double* x) {
+    double a[5][6];
+    for (int p = 0; p < 5; ++p) {
+        for (int q = 0; q < 5; ++q) a[p][q] = D[5 * p + q];
+        a[p][5] = r[p];
+    }
+    for (int c = 0; c < 5; ++c) {
+        int piv = c;
+        for (int p = c + 1; p < 5; ++p)
+            if (std::abs(a[p][c]) > std::abs(a[piv][c])) piv = p;
+        if (piv != c)
+            for (int q = 0; q < 6; ++q) std::swap(a[c][q], a[piv][q]);
+        for (int p = c + 1; p < 5; ++p) {
+            const double m = a[p][c] / a[c][c];
+            for (int q = c; q < 6; ++q) a[p][q] -= m * a[c][q];
+        }
+    }
+    for (int c = 4; c >= 0; --c) {
+        double s = a[c][5];
+        for (int q = c + 1; q < 5; ++q) s -= a[c][q] * x[q];
+        x[c] = s / a[c][c];
+    }
+}
+
+}  // namespace
+
+void macro_fill(const Mesh& mesh, index_t no, const double* W, const double* rf,
+                const double* diag, double gamma, BlockCsr5& A) {
+    std::fill(A.val.begin(), A.val.end(), 0.0);
+    for (index_t i = 0; i < no; ++i) {
+        double* Dii = &A.val[25 * static_cast<std::size_t>(A.diag[i])];
+        for (int e = 0; e < 5; ++e) Dii[6 * e] = diag[i];
+        const double h = 0.5 / mesh.cell_volume[i];
+        for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
+            const index_t f = mesh.cell_faces[k];
+            const bool own = mesh.face_owner[f] == i;
+            const index_t j = own ? mesh.face_neighbour[f] : mesh.face_owner[f];
+            if (j < 0 || j >= no) continue;
+            const double sg = own ? 1.0 : -1.0;
+            const double n[3] = {sg * mesh.face_normal[f][0], sg * mesh.face_normal[f][1],
+                                 sg * mesh.face_normal[f][2]};
+            double J[25];
+            euler_jacobian_n(&W[5 * j], n, gamma, J);
+            for (int e = 0; e < 5; ++e) J[6 * e] -= rf[f];
+            double* Bij = &A.val[25 * static_cast<std::size_t>(block_position(A, i, j))];
+            const double c = h * mesh.face_area[f];
+            for (int e = 0; e < 25; ++e) Bij[e] += c * J[e];
+        }
+    }
+}
+
+void bcsr_apply(const BlockCsr5& A, const double* x, double* y) {
+    for (index_t i = 0; i < A.n; ++i) {
+        double s[5] = {0, 0, 0, 0, 0};
+        for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+            const double* Bk = &A.val[25 * static_cast<std::size_t>(p)];
+            const double* xj = x + 5 * A.col[p];
+            for (int e = 0; e < 5; ++e)
+                for (int q = 0; q < 5; ++q) s[e] += Bk[5 * e + q] * xj[q];
+        }
+        for (int e = 0; e < 5; ++e) y[5 * i + e] = s[e];
+    }
+}
+
+void bcsr_sgs(const BlockCsr5& A, const double* b, double* x, const index_t* order, int pairs) {
+    std::fill(x, x + 5 * A.n, 0.0);
+    auto relax = [&](index_t i) {
+        double r[5];
+        for (int e = 0; e < 5; ++e) r[e] = b[5 * i + e];
+        for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+            if (p == A.diag[i]) continue;
+            const double* Bk = &A.val[25 * static_cast<std::size_t>(p)];
+            const double* xj = x + 5 * A.col[p];
+            for (int e = 0; e < 5; ++e)
+                for (int q = 0; q < 5; ++q) r[e] -= Bk[5 * e + q] * xj[q];
+        }
+        solve5(&A.val[25 * static_cast<std::size_t>(A.diag[i])], r, x + 5 * i);
+    };
+    for (int s = 0; s < pairs; ++s) {
+        for (index_t k = 0; k < A.n; ++k) relax(order[k]);
+        for (index_t k = A.n - 1; k >= 0; --k) relax(order[k]);
+    }
+}
+
+GmresResult gmres(index_t n, const LinearOp& apply, const LinearOp& precond, const Reduce& reduce,
+                  const double* b, double* x, int restart, int max_iterations, double rtol) {
+    UGKS_REQUIRE(restart >= 1 && max_iterations >= 0, "gmres: bad restart or iteration limit");
+    const std::size_t N = static_cast<std::size_t>(n);
+    auto dot = [&](const double* u, const double* v) {
+        double s = 0.0;
+        for (std::size_t k = 0; k < N; ++k) s += u[k] * v[k];
+        return reduce(s);
+    };
+    std::vector<double> r(N), w(N), z(N);
+    auto true_residual = [&] {
+        apply(x, w.data());
+        for (std::size_t k = 0; k < N; ++k) r[k] = b[k] - w[k];
+        return std::sqrt(dot(r.data(), r.data()));
+    };
+    GmresResult res;
+    res.residual0 = res.residual = true_residual();
+    const double target = rtol * res.residual0;
+    if (res.residual0 == 0.0 || res.residual <= target) {
+        res.converged = true;
+        return res;
+    }
+    const int m = restart;
+    std::vector<std::vector<double>> V(m + 1, std::vector<double>(N));
+    std::vector<double> H((m + 1) * m, 0.0), cs(m), sn(m), g(m + 1), y(m);
+    auto Hij = [&](int i, int j) -> double& { return H[static_cast<std::size_t>(i) * m + j]; };
+    while (res.iterations < max_iterations) {
+        const double beta = res.residual;
+        for (std::size_t k = 0; k < N; ++k) V[0][k] = r[k] / beta;
+        std::fill(g.begin(), g.end(), 0.0);
+        g[0] = beta;
+        int j = 0;
+        double est = beta;
+        for (; j < m && res.iterations < max_iterations; ++j) {
+            // w = A M^{-1} v_j
+            if (precond)
+                precond(V[j].data(), z.data());
+            else
+                std::copy(V[j].begin(), V[j].end(), z.begin());
+            apply(z.data(), w.data());
+            ++res.iterations;
+            for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
+                Hij(i, j) = dot(w.data(), V[i].data());
+                for (std::size_t k = 0; k < N; ++k) w[k] -= Hij(i, j) * V[i][k];
+            }
+            Hij(j + 1, j) = std::sqrt(dot(w.data(), w.data()));
+            if (Hij(j + 1, j) > 0.0)
+                for (std::size_t k = 0; k < N; ++k) V[j + 1][k] = w[k] / Hij(j + 1, j);
+            for (int i = 0; i < j; ++i) {  // previous rotations
+                const double t = cs[i] * Hij(i, j) + sn[i] * Hij(i + 1, j);
+                Hij(i + 1, j) = -sn[i] * Hij(i, j) + cs[i] * Hij(i + 1, j);
+                Hij(i, j) = t;
+            }
+            const double d = std::hypot(Hij(j, j), Hij(j + 1, j));
+            cs[j] = d > 0.0 ? Hij(j, j) / d : 1.0;
+            sn[j] = d > 0.0 ? Hij(j + 1, j) / d : 0.0;
+            Hij(j, j) = d;
+            Hij(j + 1, j) = 0.0;
+            g[j + 1] = -sn[j] * g[j];
+            g[j] = cs[j] * g[j];
+            est = std::abs(g[j + 1]);
+            if (est <= target || d == 0.0) {
+                ++j;
+                break;
+            }
+        }
+        // y = H^{-1} g (upper triangular j x j), x += M^{-1} V y
+        for (int i = j - 1; i >= 0; --i) {
+            double s = g[i];
+            for (int q = i + 1; q < j; ++q) s -= Hij(i, q) * y[q];
+            y[i] = Hij(i, i) != 0.0 ? s / Hij(i, i) : 0.0;
+        }
+        std::fill(w.begin(), w.end(), 0.0);
+        for (int i = 0; i < j; ++i)
+            for (std::size_t k = 0; k < N; ++k) w[k] += y[i] * V[i][k];
+        if (precond)
+            precond(w.data(), z.data());
+        else
+            std::copy(w.begin(), w.end(), z.begin());
+        for (std::size_t k = 0; k < N; ++k) x[k] += z[k];
+        res.residual = true_residual();
+        if (res.residual <= target) {
+            res.converged = true;
+            break;
+        }
+        if (est == 0.0) break;  // breakdown with a residual the estimate did not see
+    }
+    return res;
+}
+
+}  // namespace ugks::implicit
