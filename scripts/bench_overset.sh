@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Overset k-d tree benchmark (issue 6, docs/performance.md "Overset assembly"): build ns/point and 1-NN
 # query ns/query for 1e4..1e7 points, uniform and 100:1-stretched clouds, on the CPU (OpenMP build) and
-# on the GPU (CUDA build), brute force on the small sizes; then CuPy's and SciPy's KD-trees on the very
+# on the GPU (CUDA build), brute force on the small sizes, nanoflann (one thread, when the CPU build found
+# libnanoflann-dev: scripts/install-deps.sh --with-bench); then CuPy's and SciPy's KD-trees on the very
 # same point sets when they are importable (python3 -c 'import cupyx.scipy.spatial, scipy.spatial').
 #
 #   scripts/bench_overset.sh [CPU_BENCH] [GPU_BENCH] [-- extra ugks_bench_overset options]
 #
 # CPU_BENCH / GPU_BENCH default to build/ugks_bench_overset (CPU backend build) and
 # build-cuda/ugks_bench_overset; a missing one is skipped. Environment: SIZES (1e4,1e5,1e6,1e7),
-# SETS (uniform,stretched), BRUTE_MAX (1e5), PEERS=0 to skip the Python peers, DUMP (folder for the
-# point sets, /tmp/ugks_bench_overset). The CUDA binary's own host rows (--backends cpu,gpu) are serial
-# (no OpenMP in CUDA builds) and check the device distances bit for bit against the host tree.
+# SETS (uniform,stretched), BRUTE_MAX (1e5), CPU_BACKENDS (cpu,nanoflann), PEERS=0 to skip the Python
+# peers, DUMP (folder for the point sets, /tmp/ugks_bench_overset). The CUDA binary's own host rows
+# (--backends cpu,gpu) are serial (no OpenMP in CUDA builds) and check the device distances bit for bit
+# against the host tree.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cpu=${1:-$here/build/ugks_bench_overset}
@@ -25,7 +27,7 @@ echo "# host: $(hostname)  cpus: $(nproc)  commit: $(git -C "$here" rev-parse --
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sed 's/^/# gpu: /' || true
 if [ -x "$cpu" ]; then
   echo "## CPU build: $cpu (OMP_NUM_THREADS=${OMP_NUM_THREADS:-all})"
-  "$cpu" --sizes "$sizes" --sets "$sets" --backends cpu "$@"
+  "$cpu" --sizes "$sizes" --sets "$sets" --backends "${CPU_BACKENDS:-cpu,nanoflann}" "$@"
 fi
 if [ -x "$gpu" ]; then
   echo "## CUDA build: $gpu (device rows; brute force, serial host, on the small sizes)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install everything ugks_solver needs to build and test, with apt (Debian 12 / Ubuntu 22.04+).
 # Idempotent: packages already present are not reinstalled; apt-get update runs only when something is missing.
-# Usage: scripts/install-deps.sh [--with-gmsh] [--with-fuzz]   (gmsh: to regenerate meshes from cases/**.geo;
-#        fuzz: clang and libomp for scripts/fuzz.sh)
+# Usage: scripts/install-deps.sh [--with-gmsh] [--with-fuzz] [--with-bench]   (gmsh: to regenerate meshes from
+#        cases/**.geo; fuzz: clang and libomp for scripts/fuzz.sh; bench: libnanoflann-dev, the optional
+#        nanoflann peer of ugks_bench_overset, scripts/bench_overset.sh)
 set -euo pipefail
 
 packages=(
@@ -19,6 +20,7 @@ for arg in "$@"; do
   case "$arg" in
     --with-gmsh) packages+=(gmsh) ;;
     --with-fuzz) packages+=(clang libomp-dev) ;;  # scripts/fuzz.sh: clang with libFuzzer, OpenMP for clang
+    --with-bench) packages+=(libnanoflann-dev) ;;  # ugks_bench_overset's nanoflann rows (found by CMake when present)
   esac
 done
 

@@ -5,6 +5,12 @@
 //
 //   ugks_bench_overset [--sizes 1e4,1e5,1e6,1e7] [--sets uniform,stretched] [--backends cpu,gpu]
 //                      [--reps 3] [--brute-max 1e5] [--max-queries 1e6] [--leaf 3] [--dump DIR]
+//                      [--nanoflann-leaf 10,3]
+//
+// Builds with nanoflann (libnanoflann-dev; CMake defines UGKS_HAVE_NANOFLANN) add the backend
+// "nanoflann": its KDTreeSingleIndexAdaptor (L2, 3-D, one thread) on the same points and queries, one
+// row per leaf size of --nanoflann-leaf (10 = nanoflann's default, 3 = ours), with the number of
+// distances that differ from our CPU tree's.
 //
 // Points: "uniform" in [-1,1]^3, "stretched" in [-100,100]x[-1,1]^2 (100:1); queries: an
 // independent cloud of the same distribution, min(n, max-queries) of them. Build times exclude the
@@ -13,6 +19,8 @@
 // distances (when run).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -21,6 +29,10 @@
 #include <vector>
 
 #include "ugks/overset/overset.hpp"
+
+#ifdef UGKS_HAVE_NANOFLANN
+#include <nanoflann.hpp>
+#endif
 
 using namespace ugks;
 using namespace ugks::overset;
@@ -51,6 +63,22 @@ double secs(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+#ifdef UGKS_HAVE_NANOFLANN
+// nanoflann's dataset adaptor over our flat xyz array.
+struct Cloud {
+    const double* p;
+    std::size_t n;
+    std::size_t kdtree_get_point_count() const { return n; }
+    double kdtree_get_pt(std::size_t i, std::size_t d) const { return p[3 * i + d]; }
+    template <class Box>
+    bool kdtree_get_bbox(Box&) const {
+        return false;
+    }
+};
+using NfTree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud>,
+                                                   Cloud, 3, std::uint32_t>;
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,6 +86,7 @@ int main(int argc, char** argv) {
         backends{"cpu", "gpu"};
     int reps = 3, leaf = 3;
     double brute_max = 1e5, max_q = 1e6;
+    std::vector<std::string> nf_leaves{"10", "3"};
     std::string dump;  // --dump DIR: write the point sets (raw float64, 3 per point) for the peers
     for (int a = 1; a + 1 < argc; a += 2) {
         const std::string k = argv[a], v = argv[a + 1];
@@ -77,6 +106,8 @@ int main(int argc, char** argv) {
             max_q = std::atof(v.c_str());
         else if (k == "--dump")
             dump = v;
+        else if (k == "--nanoflann-leaf")
+            nf_leaves = split(v);
         else {
             std::fprintf(stderr, "unknown option %s\n", k.c_str());
             return 2;
@@ -84,6 +115,11 @@ int main(int argc, char** argv) {
     }
     const bool want_cpu = std::count(backends.begin(), backends.end(), "cpu") > 0;
     const bool want_gpu = std::count(backends.begin(), backends.end(), "gpu") > 0;
+    const bool want_nf = std::count(backends.begin(), backends.end(), "nanoflann") > 0;
+#ifndef UGKS_HAVE_NANOFLANN
+    if (want_nf)
+        std::fprintf(stderr, "nanoflann rows skipped: built without nanoflann (libnanoflann-dev)\n");
+#endif
     if (want_gpu && !device_available()) {
         std::fprintf(stderr, "gpu rows skipped: no CUDA build or no visible device\n");
     }
@@ -123,6 +159,42 @@ int main(int argc, char** argv) {
                             tq / nq * 1e9, "-");
                 std::fflush(stdout);
             }
+#ifdef UGKS_HAVE_NANOFLANN
+            for (const std::string& ls : want_nf ? nf_leaves : std::vector<std::string>{}) {
+                const int nleaf = std::atoi(ls.c_str());
+                const int r = n >= 1000000 ? 1 : reps;
+                const Cloud c{p.data(), static_cast<std::size_t>(n)};
+                double tb = 1e300, tq = 1e300;
+                std::vector<double> dn(static_cast<std::size_t>(nq));
+                for (int i = 0; i < r; ++i) {
+                    auto t0 = std::chrono::steady_clock::now();
+                    NfTree t(3, c, nanoflann::KDTreeSingleIndexAdaptorParams(nleaf));  // builds
+                    tb = std::min(tb, secs(t0));
+                    t0 = std::chrono::steady_clock::now();
+                    for (index_t j = 0; j < nq; ++j) {
+                        std::uint32_t idx = 0;
+                        double d2 = 0;
+                        t.knnSearch(q.data() + 3 * j, 1, &idx, &d2);
+                        dn[j] = d2;
+                    }
+                    tq = std::min(tq, secs(t0));
+                }
+                index_t bad = 0;
+                for (index_t j = 0; j < nq && !dcpu.empty(); ++j)
+                    bad += std::sqrt(dn[j]) != dcpu[j];
+                char impl[32], check[64];
+                std::snprintf(impl, sizeof impl, "nf-l%d", nleaf);
+                if (dcpu.empty())
+                    std::snprintf(check, sizeof check, "-");
+                else
+                    std::snprintf(check, sizeof check, "%lld differ from cpu tree",
+                                  static_cast<long long>(bad));
+                std::printf("%-6s %-10s %10lld %9lld %14.1f %14.1f %s\n", impl, set.c_str(),
+                            static_cast<long long>(n), static_cast<long long>(nq), tb / n * 1e9,
+                            tq / nq * 1e9, check);
+                std::fflush(stdout);
+            }
+#endif
             std::vector<double> dg;
             if (want_gpu && device_available()) {
                 const KdBenchTimes t =
