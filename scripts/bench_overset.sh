@@ -10,7 +10,8 @@
 # CPU_BENCH / GPU_BENCH default to build/ugks_bench_overset (CPU backend build) and
 # build-cuda/ugks_bench_overset; a missing one is skipped. Environment: SIZES (1e4,1e5,1e6,1e7),
 # SETS (uniform,stretched), BRUTE_MAX (1e5), CPU_BACKENDS (cpu,nanoflann), PEERS=0 to skip the Python
-# peers, DUMP (folder for the point sets, /tmp/ugks_bench_overset). The CUDA binary's own host rows
+# peers, DUMP (folder for the point sets, /tmp/ugks_bench_overset). On a shared machine add
+# `-- --clock cpu` (process CPU time for the host rows, with OMP_NUM_THREADS=1). The CUDA binary's own host rows
 # (--backends cpu,gpu) are serial (no OpenMP in CUDA builds) and check the device distances bit for bit
 # against the host tree.
 set -euo pipefail
@@ -23,7 +24,7 @@ sizes=${SIZES:-1e4,1e5,1e6,1e7}
 sets=${SETS:-uniform,stretched}
 dump=${DUMP:-/tmp/ugks_bench_overset}
 mkdir -p "$dump"
-echo "# host: $(hostname)  cpus: $(nproc)  commit: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "# host: $(hostname)  cpus: $(nproc --all)  commit: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sed 's/^/# gpu: /' || true
 if [ -x "$cpu" ]; then
   echo "## CPU build: $cpu (OMP_NUM_THREADS=${OMP_NUM_THREADS:-all})"
