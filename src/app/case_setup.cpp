@@ -224,10 +224,15 @@ MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, inde
     // global mesh scaled down.
     m.local_mesh = 8.0 * (nc * 40 + nf * 30);
     // A checkpoint write (at checkpoint.every, at the end, or on SIGTERM/SIGUSR1) holds a copy of
-    // the state (h, b) and moves the distribution rows of the owned cells to contiguous blocks of
-    // global cells (rows, send, receive and block buffers, plus h's block while b's moves); a
-    // restart holds the same. Per distribution: 1 copy + 4 transfer buffers (+ 1 block of h).
-    m.io_buffers = 8.0 * nv * (nc * nd + no * (store_b ? 5.0 : 4.0));
+    // the state (h, b: state_export) and moves the distribution rows of the owned cells to
+    // contiguous blocks of global cells chunk by chunk of velocity columns, h then b, through
+    // three transfer buffers (send, receive, block) of at most kCheckpointChunkBytes (256 MiB,
+    // checkpoint_io.hpp) each, fewer bytes when all of a rank's columns fit: rows x columns. A
+    // restart holds as much: the state read_checkpoint returns (a copy next to the solver's
+    // arrays while state_import copies it) and three buffers (block, send, receive: rows of the
+    // local cells, ghosts included). So: 1 copy per distribution + 3 x min(chunk, one of them).
+    const double chunk_bytes = 256.0 * 1024 * 1024;  // kCheckpointChunkBytes
+    m.io_buffers = 8.0 * nv * nc * nd + 3.0 * std::min(chunk_bytes, 8.0 * nv * nc);
     // The implicit iteration keeps the steady residual of every distribution value and the
     // increment of the owned ones (the CPU backend's increments live per block: less).
     if (implicit) m.implicit = 8.0 * nv * nd * (nc + no);

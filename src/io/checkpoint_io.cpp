@@ -103,94 +103,186 @@ std::vector<int> displacements(const std::vector<int>& counts) {
     return d;
 }
 
-/// Move rows (`width` doubles each, global ids `ids`, each id held by exactly one rank of `comm`)
-/// to the rank of `comm` whose block of `bl` holds them. Returns this rank's block, global order.
-std::vector<double> push_to_blocks(MPI_Comm comm, const BlockLayout& bl,
-                                   const std::vector<index_t>& ids, int width, const double* rows) {
+/// How rows travel between the ranks of `comm` (built once per checkpoint; every chunk of velocity
+/// columns, and the macroscopic rows, travel the same way): this rank sends its rows
+/// `send_from[i]`, in the order of the send buffer (grouped by destination rank), and stores the
+/// i-th row it receives as its row `recv_to[i]`.
+struct Route {
+    MPI_Comm comm = MPI_COMM_NULL;
+    std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+    std::vector<index_t> send_from, recv_to;
+
+    index_t n_send() const { return static_cast<index_t>(send_from.size()); }
+    index_t n_recv() const { return static_cast<index_t>(recv_to.size()); }
+
+    /// Move `width` doubles per row: pack(row, out) fills the `width` doubles sent for a row of
+    /// this rank, unpack(row, in) stores a received one. `send` and `recv` are transfer buffers
+    /// the caller keeps from chunk to chunk (resized here, so they are allocated once).
+    template <class Pack, class Unpack>
+    void move(index_t width, std::vector<double>& send, std::vector<double>& recv, Pack&& pack,
+              Unpack&& unpack) const {
+        if (width <= 0) return;
+        const std::size_t w = static_cast<std::size_t>(width);
+        send.resize(send_from.size() * w);
+        recv.resize(recv_to.size() * w);
+        for (std::size_t i = 0; i < send_from.size(); ++i) pack(send_from[i], send.data() + i * w);
+        MPI_Datatype t = row_type(static_cast<int>(width));
+        MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), t, recv.data(),
+                      recv_counts.data(), recv_displs.data(), t, comm);
+        MPI_Type_free(&t);
+        for (std::size_t i = 0; i < recv_to.size(); ++i) unpack(recv_to[i], recv.data() + i * w);
+    }
+};
+
+/// Rows of global ids `ids` (this rank's rows 0..n-1, each id held by exactly one rank of `comm`)
+/// to the rank of `comm` whose block of `bl` holds them; received rows are numbered by their
+/// position in that block (global order).
+Route push_route(MPI_Comm comm, const BlockLayout& bl, const std::vector<index_t>& ids) {
     int size = 1, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
+    Route r;
+    r.comm = comm;
     const index_t n = static_cast<index_t>(ids.size());
-    std::vector<int> send_counts(size, 0), recv_counts(size, 0);
-    for (index_t g : ids) ++send_counts[bl.owner(g)];
-    std::vector<int> send_displs = displacements(send_counts);
-    std::vector<int> pos = send_displs;
+    r.send_counts.assign(size, 0);
+    r.recv_counts.assign(size, 0);
+    for (index_t g : ids) ++r.send_counts[bl.owner(g)];
+    r.send_displs = displacements(r.send_counts);
+    std::vector<int> pos = r.send_displs;
     std::vector<index_t> send_ids(static_cast<std::size_t>(n));
-    std::vector<double> send_rows(static_cast<std::size_t>(n) * width);
+    r.send_from.resize(static_cast<std::size_t>(n));
     for (index_t i = 0; i < n; ++i) {
-        const int d = bl.owner(ids[i]);
-        const int p = pos[d]++;
+        const int p = pos[bl.owner(ids[i])]++;
         send_ids[p] = ids[i];
-        std::copy_n(rows + i * width, width, send_rows.data() + static_cast<index_t>(p) * width);
+        r.send_from[p] = i;
     }
-    MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
-    const std::vector<int> recv_displs = displacements(recv_counts);
+    MPI_Alltoall(r.send_counts.data(), 1, MPI_INT, r.recv_counts.data(), 1, MPI_INT, comm);
+    r.recv_displs = displacements(r.recv_counts);
     const index_t b0 = bl.begin(rank), nb = bl.end(rank) - b0;
-    const index_t n_recv = recv_displs[size - 1] + recv_counts[size - 1];
+    const index_t n_recv = r.recv_displs[size - 1] + r.recv_counts[size - 1];
     UGKS_REQUIRE(n_recv == nb, "checkpoint rows: rank " << rank << " receives " << n_recv
                                                         << " rows for a block of " << nb);
-    std::vector<index_t> recv_ids(static_cast<std::size_t>(nb));
-    MPI_Alltoallv(send_ids.data(), send_counts.data(), send_displs.data(), MPI_INT64_T,
-                  recv_ids.data(), recv_counts.data(), recv_displs.data(), MPI_INT64_T, comm);
-    std::vector<double> recv_rows(static_cast<std::size_t>(nb) * width);
-    if (width > 0) {
-        MPI_Datatype t = row_type(width);
-        MPI_Alltoallv(send_rows.data(), send_counts.data(), send_displs.data(), t, recv_rows.data(),
-                      recv_counts.data(), recv_displs.data(), t, comm);
-        MPI_Type_free(&t);
+    r.recv_to.resize(static_cast<std::size_t>(nb));
+    MPI_Alltoallv(send_ids.data(), r.send_counts.data(), r.send_displs.data(), MPI_INT64_T,
+                  r.recv_to.data(), r.recv_counts.data(), r.recv_displs.data(), MPI_INT64_T, comm);
+    std::vector<char> seen(static_cast<std::size_t>(nb), 0);
+    for (index_t& p : r.recv_to) {
+        const index_t g = p;
+        p -= b0;
+        UGKS_REQUIRE(p >= 0 && p < nb && !seen[p], "checkpoint row " << g << " outside block");
+        seen[p] = 1;
     }
-    std::vector<double> block(static_cast<std::size_t>(nb) * width);
-    for (index_t i = 0; i < nb; ++i) {
-        const index_t p = recv_ids[i] - b0;
-        UGKS_REQUIRE(p >= 0 && p < nb, "checkpoint row " << recv_ids[i] << " outside block");
-        std::copy_n(recv_rows.data() + i * width, width, block.data() + p * width);
-    }
-    return block;
+    return r;
 }
 
 /// The inverse direction: every rank asks for the rows `wanted` (global ids, any order, repeats
-/// allowed) from the ranks of `comm` whose blocks of `bl` hold them (`block`: this rank's block).
-std::vector<double> pull_from_blocks(MPI_Comm comm, const BlockLayout& bl,
-                                     const std::vector<index_t>& wanted, int width,
-                                     const std::vector<double>& block) {
+/// allowed; received rows are numbered by their position in `wanted`) from the ranks of `comm`
+/// whose blocks of `bl` hold them (sent rows: positions in the sender's block).
+Route pull_route(MPI_Comm comm, const BlockLayout& bl, const std::vector<index_t>& wanted) {
     int size = 1, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
+    Route r;
+    r.comm = comm;
     const index_t n = static_cast<index_t>(wanted.size());
-    std::vector<int> ask_counts(size, 0), serve_counts(size, 0);
-    for (index_t g : wanted) ++ask_counts[bl.owner(g)];
-    const std::vector<int> ask_displs = displacements(ask_counts);
-    std::vector<int> pos = ask_displs;
-    std::vector<index_t> ask_ids(static_cast<std::size_t>(n)), where(static_cast<std::size_t>(n));
+    r.recv_counts.assign(size, 0);
+    r.send_counts.assign(size, 0);
+    for (index_t g : wanted) ++r.recv_counts[bl.owner(g)];
+    r.recv_displs = displacements(r.recv_counts);
+    std::vector<int> pos = r.recv_displs;
+    std::vector<index_t> ask_ids(static_cast<std::size_t>(n));
+    r.recv_to.resize(static_cast<std::size_t>(n));
     for (index_t i = 0; i < n; ++i) {
         const int p = pos[bl.owner(wanted[i])]++;
         ask_ids[p] = wanted[i];
-        where[p] = i;
+        r.recv_to[p] = i;
     }
-    MPI_Alltoall(ask_counts.data(), 1, MPI_INT, serve_counts.data(), 1, MPI_INT, comm);
-    const std::vector<int> serve_displs = displacements(serve_counts);
-    const index_t n_serve = serve_displs[size - 1] + serve_counts[size - 1];
-    std::vector<index_t> serve_ids(static_cast<std::size_t>(n_serve));
-    MPI_Alltoallv(ask_ids.data(), ask_counts.data(), ask_displs.data(), MPI_INT64_T,
-                  serve_ids.data(), serve_counts.data(), serve_displs.data(), MPI_INT64_T, comm);
-    std::vector<double> out(static_cast<std::size_t>(n) * width);
-    if (width == 0) return out;
+    MPI_Alltoall(r.recv_counts.data(), 1, MPI_INT, r.send_counts.data(), 1, MPI_INT, comm);
+    r.send_displs = displacements(r.send_counts);
+    const index_t n_serve = r.send_displs[size - 1] + r.send_counts[size - 1];
+    r.send_from.resize(static_cast<std::size_t>(n_serve));
+    MPI_Alltoallv(ask_ids.data(), r.recv_counts.data(), r.recv_displs.data(), MPI_INT64_T,
+                  r.send_from.data(), r.send_counts.data(), r.send_displs.data(), MPI_INT64_T,
+                  comm);
     const index_t b0 = bl.begin(rank), nb = bl.end(rank) - b0;
-    std::vector<double> serve_rows(static_cast<std::size_t>(n_serve) * width);
-    for (index_t i = 0; i < n_serve; ++i) {
-        const index_t p = serve_ids[i] - b0;
-        UGKS_REQUIRE(p >= 0 && p < nb,
-                     "checkpoint row " << serve_ids[i] << " asked of rank " << rank);
-        std::copy_n(block.data() + p * width, width, serve_rows.data() + i * width);
+    for (index_t& p : r.send_from) {
+        const index_t g = p;
+        p -= b0;
+        UGKS_REQUIRE(p >= 0 && p < nb, "checkpoint row " << g << " asked of rank " << rank);
     }
-    std::vector<double> got(static_cast<std::size_t>(n) * width);
-    MPI_Datatype t = row_type(width);
-    MPI_Alltoallv(serve_rows.data(), serve_counts.data(), serve_displs.data(), t, got.data(),
-                  ask_counts.data(), ask_displs.data(), t, comm);
-    MPI_Type_free(&t);
-    for (index_t p = 0; p < n; ++p)
-        std::copy_n(got.data() + p * width, width, out.data() + where[p] * width);
-    return out;
+    return r;
+}
+
+/// Chunks of this rank's velocity columns that one checkpoint transfer step moves: `width`
+/// columns each (the last one fewer), `count` of them on this rank, `count_all` the most of any
+/// rank of the world (the number of collective dataset writes or reads per distribution).
+struct ColumnChunks {
+    index_t n_cols = 0, width = 0;
+    long count = 0, count_all = 0;
+    /// Columns [begin(c), end(c)) of this rank's; empty for c >= count.
+    index_t begin(long c) const { return std::min<index_t>(c * width, n_cols); }
+    index_t end(long c) const { return std::min<index_t>((c + 1) * width, n_cols); }
+};
+
+/// Bytes of one transfer buffer of a chunk: kCheckpointChunkBytes or the test override
+/// UGKS_TEST_CHECKPOINT_CHUNK_BYTES (a positive integer; docs/usage.md). The smallest over the
+/// world, so that the ranks of a comm_x agree on the chunk width.
+std::size_t chunk_bytes(MPI_Comm world, const std::string& path) {
+    unsigned long long bytes = kCheckpointChunkBytes;
+    bool ok = true;
+    std::string bad_value;
+    if (const char* v = std::getenv("UGKS_TEST_CHECKPOINT_CHUNK_BYTES"); v && *v) {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long x = std::strtoull(v, &end, 10);
+        ok = *v >= '0' && *v <= '9' && end != v && *end == '\0' && errno == 0 && x > 0;
+        if (ok)
+            bytes = x;
+        else
+            bad_value = v;
+    }
+    if (!all_ok(world, ok)) {
+        if (bad_value.empty()) bad_value = "(on another rank)";
+        UGKS_INPUT_ERROR("checkpoint '"
+                         << path << "': environment variable UGKS_TEST_CHECKPOINT_CHUNK_BYTES='"
+                         << bad_value << "': expected a positive number of bytes");
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, world);
+    return static_cast<std::size_t>(bytes);
+}
+
+/// Split `n_cols` columns (the same on every rank of L.comm_x) so that a buffer of `rows` x width
+/// doubles stays within `bytes` (at least one column per chunk); `rows`: the largest transfer
+/// buffer of this rank in rows (maximised over comm_x, so its ranks agree on the width).
+ColumnChunks column_chunks(const PhaseSpaceLayout& L, index_t n_cols, index_t rows,
+                           std::size_t bytes) {
+    long long r = std::max<index_t>(rows, 1);
+    MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_LONG_LONG, MPI_MAX, L.comm_x);
+    ColumnChunks c;
+    c.n_cols = n_cols;
+    c.width = std::max<index_t>(1, static_cast<index_t>(bytes / (sizeof(double) * r)));
+    c.width = std::min<index_t>(c.width, std::max<index_t>(n_cols, 1));
+    c.count = n_cols > 0 ? static_cast<long>((n_cols + c.width - 1) / c.width) : 0;
+    c.count_all = c.count;
+    MPI_Allreduce(MPI_IN_PLACE, &c.count_all, 1, MPI_LONG, MPI_MAX, L.world);
+    return c;
+}
+
+/// Where the columns of `cols` lie in a distribution stored [block][cell][B] for `ncl` cells:
+/// column k of local cell i is element at[k] + i * B.
+std::vector<index_t> slot_offsets(const Columns& cols, index_t B, index_t ncl) {
+    std::vector<index_t> at(cols.slot.size());
+    for (std::size_t k = 0; k < at.size(); ++k)
+        at[k] = (cols.slot[k] / B) * ncl * B + cols.slot[k] % B;
+    return at;
+}
+
+/// Columns [k0, k1) of `cols`.
+Columns sub_columns(const Columns& cols, index_t k0, index_t k1) {
+    Columns c;
+    c.global.assign(cols.global.begin() + k0, cols.global.begin() + k1);
+    c.slot.assign(cols.slot.begin() + k0, cols.slot.begin() + k1);
+    return c;
 }
 
 // ---- parallel HDF5 ---------------------------------------------------------------------------
@@ -232,11 +324,9 @@ struct H5Par {
         return w;
     }
 
-    /// Create `name` (n_rows x n_cols doubles, 1-D when !two_d) and write this rank's part
-    /// collectively; returns the open dataset.
-    Hid write(hid_t loc, const std::string& name, index_t n_rows, index_t n_cols, bool two_d,
-              index_t row0, index_t nr, const std::vector<std::pair<index_t, index_t>>& runs,
-              const double* buf) const {
+    /// Create `name` (n_rows x n_cols doubles, 1-D when !two_d), collectively; returns it open.
+    Hid create(hid_t loc, const std::string& name, index_t n_rows, index_t n_cols,
+               bool two_d) const {
         const hsize_t dims[2] = {static_cast<hsize_t>(n_rows), static_cast<hsize_t>(n_cols)};
         Hid space(H5Screate_simple(two_d ? 2 : 1, dims, nullptr), H5Sclose);
         Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
@@ -250,40 +340,71 @@ struct H5Par {
             ok = dset.valid();
         }
         check(ok, "creating dataset '" + name + "' failed (file system full or not writable?)");
+        return dset;
+    }
+
+    /// Write this rank's part of `dset` collectively: rows [row0, row0 + nr) x the column `runs`
+    /// (row-major in `buf`); nr = 0 or no runs: this rank takes part with an empty selection.
+    void write_part(hid_t dset, const std::string& name, bool two_d, index_t row0, index_t nr,
+                    const std::vector<std::pair<index_t, index_t>>& runs, const double* buf) const {
+        Hid space(H5Dget_space(dset), H5Sclose);
         const index_t w = two_d ? run_width(runs) : 1;
         const bool any = nr > 0 && w > 0;
         const hsize_t mdims[2] = {static_cast<hsize_t>(std::max<index_t>(nr, 1)),
                                   static_cast<hsize_t>(std::max<index_t>(w, 1))};
         Hid mem(H5Screate_simple(two_d ? 2 : 1, mdims, nullptr), H5Sclose);
-        ok = mem.valid() && select(space.get(), two_d, row0, nr, runs);
+        bool ok = space.valid() && mem.valid() && select(space.get(), two_d, row0, nr, runs);
         if (ok && !any) ok = H5Sselect_none(mem.get()) >= 0;
         static const double dummy = 0.0;
         if (ok)
-            ok = H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), dxpl,
+            ok = H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem.get(), space.get(), dxpl,
                           any ? buf : &dummy) >= 0;
         check(ok, "writing dataset '" + name + "' failed (file system full or not writable?)");
+    }
+
+    /// create + write_part.
+    Hid write(hid_t loc, const std::string& name, index_t n_rows, index_t n_cols, bool two_d,
+              index_t row0, index_t nr, const std::vector<std::pair<index_t, index_t>>& runs,
+              const double* buf) const {
+        Hid dset = create(loc, name, n_rows, n_cols, two_d);
+        write_part(dset.get(), name, two_d, row0, nr, runs, buf);
         return dset;
+    }
+
+    /// Open `name` (shape already validated) collectively.
+    Hid open(const std::string& name) const {
+        Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+        check(dset.valid(), "reading dataset '" + name + "' failed (truncated or damaged file?)");
+        return dset;
+    }
+
+    /// Read this rank's part of `dset` collectively into `out` (resized; rows [row0, row0 + nr) x
+    /// the column `runs`, row-major); nr = 0 or no runs: an empty selection.
+    void read_part(hid_t dset, const std::string& name, bool two_d, index_t row0, index_t nr,
+                   const std::vector<std::pair<index_t, index_t>>& runs,
+                   std::vector<double>& out) const {
+        Hid space(H5Dget_space(dset), H5Sclose);
+        const index_t w = two_d ? run_width(runs) : 1;
+        const bool any = nr > 0 && w > 0;
+        out.resize(static_cast<std::size_t>(std::max<index_t>(nr, 0) * w));
+        const hsize_t mdims[2] = {static_cast<hsize_t>(std::max<index_t>(nr, 1)),
+                                  static_cast<hsize_t>(std::max<index_t>(w, 1))};
+        Hid mem(H5Screate_simple(two_d ? 2 : 1, mdims, nullptr), H5Sclose);
+        bool ok = space.valid() && mem.valid() && select(space.get(), two_d, row0, nr, runs);
+        if (ok && !any) ok = H5Sselect_none(mem.get()) >= 0;
+        double dummy = 0.0;
+        if (ok)
+            ok = H5Dread(dset, H5T_NATIVE_DOUBLE, mem.get(), space.get(), dxpl,
+                         any ? out.data() : &dummy) >= 0;
+        check(ok, "reading dataset '" + name + "' failed (truncated or damaged file?)");
     }
 
     /// Read this rank's part of `name` (shape already validated) collectively.
     std::vector<double> read(const std::string& name, bool two_d, index_t row0, index_t nr,
                              const std::vector<std::pair<index_t, index_t>>& runs) const {
-        Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-        Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
-        const index_t w = two_d ? run_width(runs) : 1;
-        const bool any = nr > 0 && w > 0;
-        std::vector<double> out(static_cast<std::size_t>(std::max<index_t>(nr, 0) * w));
-        const hsize_t mdims[2] = {static_cast<hsize_t>(std::max<index_t>(nr, 1)),
-                                  static_cast<hsize_t>(std::max<index_t>(w, 1))};
-        Hid mem(H5Screate_simple(two_d ? 2 : 1, mdims, nullptr), H5Sclose);
-        bool ok = dset.valid() && space.valid() && mem.valid() &&
-                  select(space.get(), two_d, row0, nr, runs);
-        if (ok && !any) ok = H5Sselect_none(mem.get()) >= 0;
-        double dummy = 0.0;
-        if (ok)
-            ok = H5Dread(dset.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), dxpl,
-                         any ? out.data() : &dummy) >= 0;
-        check(ok, "reading dataset '" + name + "' failed (truncated or damaged file?)");
+        std::vector<double> out;
+        Hid dset = open(name);
+        read_part(dset.get(), name, two_d, row0, nr, runs, out);
         return out;
     }
 
@@ -586,43 +707,34 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
     const BlockLayout cb{n, L.P_x};
     const index_t r0 = cb.begin(L.p), nr = cb.end(L.p) - r0;
     const std::vector<index_t> owned(loc.global_cell.begin(), loc.global_cell.begin() + no);
+    // Owned rows travel to contiguous blocks of global cells within comm_x (every velocity group
+    // holds the same W; group 0 writes it): the macroscopic rows W | q | stress (14 doubles) at
+    // once, the distributions chunk by chunk of this rank's velocity columns, so that the transfer
+    // buffers (send: no rows, receive and block: nr rows) stay within chunk_bytes each.
+    const Route to_blocks = push_route(L.comm_x, cb, owned);
+    const ColumnChunks chunks = column_chunks(L, nw, std::max(no, nr), chunk_bytes(L.world, path));
+    std::vector<double> send, recv, block;  // transfer buffers, reused for every chunk
 
-    // Macroscopic rows W | q | stress (14 doubles) and distribution rows to contiguous blocks of
-    // global cells within comm_x (every velocity group holds the same W; group 0 writes it).
-    std::vector<double> macro(static_cast<std::size_t>(no) * 14);
-    for (index_t i = 0; i < no; ++i) {
-        std::copy_n(&st.W[5 * i], 5, &macro[14 * i]);
-        std::copy_n(&st.q[3 * i], 3, &macro[14 * i + 5]);
-        std::copy_n(&st.stress[6 * i], 6, &macro[14 * i + 8]);
-    }
-    const std::vector<double> mb = push_to_blocks(L.comm_x, cb, owned, 14, macro.data());
     std::vector<double> Wb(5 * nr), qb(3 * nr), sb(6 * nr);
-    for (index_t r = 0; r < nr; ++r) {
-        std::copy_n(&mb[14 * r], 5, &Wb[5 * r]);
-        std::copy_n(&mb[14 * r + 5], 3, &qb[3 * r]);
-        std::copy_n(&mb[14 * r + 8], 6, &sb[6 * r]);
-    }
-    auto dist_block = [&](const std::vector<double>& f) {
-        std::vector<double> rows(static_cast<std::size_t>(no) * nw);
-        for (index_t i = 0; i < no; ++i)
-            for (index_t k = 0; k < nw; ++k) {
-                const index_t s = cols.slot[k], m = s / B, v = s % B;
-                rows[i * nw + k] = f[(m * ncl + i) * B + v];
-            }
-        return push_to_blocks(L.comm_x, cb, owned, static_cast<int>(nw), rows.data());
-    };
-    const std::vector<double> hb = dist_block(st.h);
-    const std::vector<double> bb = where.store_b ? dist_block(st.b) : std::vector<double>();
-
+    to_blocks.move(
+        14, send, recv,
+        [&](index_t i, double* out) {
+            std::copy_n(&st.W[5 * i], 5, out);
+            std::copy_n(&st.q[3 * i], 3, out + 5);
+            std::copy_n(&st.stress[6 * i], 6, out + 8);
+        },
+        [&](index_t r, const double* in) {
+            std::copy_n(in, 5, &Wb[5 * r]);
+            std::copy_n(in + 5, 3, &qb[3 * r]);
+            std::copy_n(in + 8, 6, &sb[6 * r]);
+        });
     std::uint64_t cs[5] = {0, 0, 0, 0, 0};
     if (L.q == 0) {
         cs[0] = partial_checksum(Wb.data(), r0, nr, iota_cols(5), 5);
         cs[1] = partial_checksum(qb.data(), r0, nr, iota_cols(3), 3);
         cs[2] = partial_checksum(sb.data(), r0, nr, iota_cols(6), 6);
     }
-    cs[3] = partial_checksum(hb.data(), r0, nr, cols.global, nv);
-    if (where.store_b) cs[4] = partial_checksum(bb.data(), r0, nr, cols.global, nv);
-    MPI_Allreduce(MPI_IN_PLACE, cs, 5, MPI_UINT64_T, MPI_SUM, L.world);
+    MPI_Allreduce(MPI_IN_PLACE, cs, 3, MPI_UINT64_T, MPI_SUM, L.world);
 
     const std::string tmp = path + ".tmp";
     {
@@ -667,12 +779,35 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
                                 {{0, macro_width[k]}}, macro_data[k]->data());
                 w.attribute(d.get(), "checksum", H5T_STD_U64LE, &cs[k]);
             }
-            Hid dh = w.write(g.get(), "h", n, nv, true, r0, nr, cols.runs(), hb.data());
-            w.attribute(dh.get(), "checksum", H5T_STD_U64LE, &cs[3]);
-            if (where.store_b) {
-                Hid db = w.write(g.get(), "b", n, nv, true, r0, nr, cols.runs(), bb.data());
-                w.attribute(db.get(), "checksum", H5T_STD_U64LE, &cs[4]);
-            }
+            // h and b: one collective write per chunk (chunks.count_all on every rank; a rank
+            // without more columns writes an empty selection), the checksum summed over chunks.
+            auto distribution = [&](const char* name, const std::vector<double>& f,
+                                    std::uint64_t& checksum) {
+                Hid d = w.create(g.get(), name, n, nv, true);
+                for (long c = 0; c < chunks.count_all; ++c) {
+                    const index_t k0 = chunks.begin(c), wc = chunks.end(c) - k0;
+                    const Columns part = sub_columns(cols, k0, k0 + wc);
+                    const std::vector<index_t> at = slot_offsets(part, B, ncl);
+                    if (wc > 0) {
+                        block.resize(static_cast<std::size_t>(nr * wc));
+                        to_blocks.move(
+                            wc, send, recv,
+                            [&](index_t i, double* out) {
+                                for (index_t k = 0; k < wc; ++k) out[k] = f[at[k] + i * B];
+                            },
+                            [&](index_t r, const double* in) {
+                                std::copy_n(in, wc, block.data() + r * wc);
+                            });
+                        checksum += partial_checksum(block.data(), r0, nr, part.global, nv);
+                    }
+                    w.write_part(d.get(), name, true, r0, wc > 0 ? nr : 0, part.runs(),
+                                 block.data());
+                }
+                MPI_Allreduce(MPI_IN_PLACE, &checksum, 1, MPI_UINT64_T, MPI_SUM, L.world);
+                w.attribute(d.get(), "checksum", H5T_STD_U64LE, &checksum);
+            };
+            distribution("h", st.h, cs[3]);
+            if (where.store_b) distribution("b", st.b, cs[4]);
         }
         const std::int64_t version = kCheckpointFormatVersion, step = st.step, D = grid.dim,
                            K = where.K_int, store_b = where.store_b ? 1 : 0;
@@ -735,13 +870,26 @@ SolverState read_checkpoint(const std::string& path, const CheckpointLayout& whe
         bcast_string(s.info.version, L.world);
     }
 
-    // Each velocity group reads contiguous blocks of global cells over its comm_x; this rank's
-    // velocity columns only.
+    // Each velocity group reads contiguous blocks of global cells over its comm_x (this rank's
+    // velocity columns only) and sends the rows of every local cell (owned and ghost) to the
+    // rank that holds it: the macroscopic rows at once, the distributions chunk by chunk of
+    // columns (transfer buffers: block nr rows, send the rows others ask of this block, receive
+    // ncl rows; each within chunk_bytes), straight into the returned state.
     const Columns cols = rank_columns(blocks, L.q);
     const index_t nw = static_cast<index_t>(cols.global.size());
     const BlockLayout cb{n, L.P_x};
     const index_t r0 = cb.begin(L.p), nr = cb.end(L.p) - r0;
-    std::vector<double> blk[5];
+    const Route from_blocks = pull_route(L.comm_x, cb, loc.global_cell);
+    const ColumnChunks chunks =
+        column_chunks(L, nw, std::max({nr, from_blocks.n_send(), from_blocks.n_recv()}),
+                      chunk_bytes(L.world, path));
+    int first = 0, count = 0;
+    blocks.range(L.q, first, count);
+    const index_t B = blocks.block_size;
+    SolverState st;
+    st.step = s.info.step;
+    st.time = s.info.time;
+    std::uint64_t cs[5] = {0, 0, 0, 0, 0};
     {
         const QuietHdf5 quiet;
         Hid file = open_parallel(L.world, path, path, false);
@@ -750,61 +898,62 @@ SolverState read_checkpoint(const std::string& path, const CheckpointLayout& whe
         if (!all_ok(L.world, ok))
             UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot set up collective transfers");
         const H5Par r{L.world, path, file.get(), dxpl.get()};
+        std::vector<double> blk[3];
         const index_t widths[3] = {5, 3, 6};
         for (int k = 0; k < 3; ++k) blk[k] = r.read(kStateNames[k], true, r0, nr, {{0, widths[k]}});
-        blk[3] = r.read(kStateNames[3], true, r0, nr, cols.runs());
-        if (where.store_b) blk[4] = r.read(kStateNames[4], true, r0, nr, cols.runs());
+        if (L.q == 0) {
+            cs[0] = partial_checksum(blk[0].data(), r0, nr, iota_cols(5), 5);
+            cs[1] = partial_checksum(blk[1].data(), r0, nr, iota_cols(3), 3);
+            cs[2] = partial_checksum(blk[2].data(), r0, nr, iota_cols(6), 6);
+        }
+        std::vector<double> send, recv;  // transfer buffers, reused for every chunk
+        st.W.resize(5 * ncl);
+        st.q.resize(3 * ncl);
+        st.stress.resize(6 * no);
+        from_blocks.move(
+            14, send, recv,
+            [&](index_t row, double* out) {
+                std::copy_n(&blk[0][5 * row], 5, out);
+                std::copy_n(&blk[1][3 * row], 3, out + 5);
+                std::copy_n(&blk[2][6 * row], 6, out + 8);
+            },
+            [&](index_t i, const double* in) {
+                std::copy_n(in, 5, &st.W[5 * i]);
+                std::copy_n(in + 5, 3, &st.q[3 * i]);
+                if (i < no) std::copy_n(in + 8, 6, &st.stress[6 * i]);
+            });
+        for (auto& v : blk) std::vector<double>().swap(v);
+
+        std::vector<double> block;
+        auto distribution = [&](int k, std::vector<double>& f) {
+            f.assign(static_cast<std::size_t>(count) * B * ncl, 0.0);
+            Hid d = r.open(kStateNames[k]);
+            for (long c = 0; c < chunks.count_all; ++c) {
+                const index_t k0 = chunks.begin(c), wc = chunks.end(c) - k0;
+                const Columns part = sub_columns(cols, k0, k0 + wc);
+                const std::vector<index_t> at = slot_offsets(part, B, ncl);
+                r.read_part(d.get(), kStateNames[k], true, r0, wc > 0 ? nr : 0, part.runs(), block);
+                if (wc == 0) continue;
+                cs[k] += partial_checksum(block.data(), r0, nr, part.global, nv);
+                from_blocks.move(
+                    wc, send, recv,
+                    [&](index_t row, double* out) {
+                        std::copy_n(block.data() + row * wc, wc, out);
+                    },
+                    [&](index_t i, const double* in) {
+                        for (index_t j = 0; j < wc; ++j) f[at[j] + i * B] = in[j];
+                    });
+            }
+        };
+        distribution(3, st.h);
+        if (where.store_b) distribution(4, st.b);
     }
-    std::uint64_t cs[5] = {0, 0, 0, 0, 0};
-    if (L.q == 0) {
-        cs[0] = partial_checksum(blk[0].data(), r0, nr, iota_cols(5), 5);
-        cs[1] = partial_checksum(blk[1].data(), r0, nr, iota_cols(3), 3);
-        cs[2] = partial_checksum(blk[2].data(), r0, nr, iota_cols(6), 6);
-    }
-    cs[3] = partial_checksum(blk[3].data(), r0, nr, cols.global, nv);
-    if (where.store_b) cs[4] = partial_checksum(blk[4].data(), r0, nr, cols.global, nv);
     MPI_Allreduce(MPI_IN_PLACE, cs, 5, MPI_UINT64_T, MPI_SUM, L.world);
     for (int k = 0; k < 5; ++k)
         if (cs[k] != s.checksum[k])
             bad(path, std::string("checksum mismatch in dataset '") + kStateNames[k] +
                           "': the file is corrupted (stored " + std::to_string(s.checksum[k]) +
                           ", computed " + std::to_string(cs[k]) + ")");
-
-    // Rows of this rank's local cells (owned and ghost) from the blocks of comm_x.
-    const std::vector<index_t>& wanted = loc.global_cell;
-    SolverState st;
-    st.step = s.info.step;
-    st.time = s.info.time;
-    std::vector<double> macro(static_cast<std::size_t>(nr) * 14);
-    for (index_t r = 0; r < nr; ++r) {
-        std::copy_n(&blk[0][5 * r], 5, &macro[14 * r]);
-        std::copy_n(&blk[1][3 * r], 3, &macro[14 * r + 5]);
-        std::copy_n(&blk[2][6 * r], 6, &macro[14 * r + 8]);
-    }
-    const std::vector<double> mrows = pull_from_blocks(L.comm_x, cb, wanted, 14, macro);
-    st.W.resize(5 * ncl);
-    st.q.resize(3 * ncl);
-    st.stress.resize(6 * no);
-    for (index_t i = 0; i < ncl; ++i) {
-        std::copy_n(&mrows[14 * i], 5, &st.W[5 * i]);
-        std::copy_n(&mrows[14 * i + 5], 3, &st.q[3 * i]);
-        if (i < no) std::copy_n(&mrows[14 * i + 8], 6, &st.stress[6 * i]);
-    }
-    int first = 0, count = 0;
-    blocks.range(L.q, first, count);
-    const index_t B = blocks.block_size;
-    auto scatter = [&](const std::vector<double>& block, std::vector<double>& f) {
-        const std::vector<double> rows =
-            pull_from_blocks(L.comm_x, cb, wanted, static_cast<int>(nw), block);
-        f.assign(static_cast<std::size_t>(count) * B * ncl, 0.0);
-        for (index_t i = 0; i < ncl; ++i)
-            for (index_t k = 0; k < nw; ++k) {
-                const index_t sl = cols.slot[k], m = sl / B, v = sl % B;
-                f[(m * ncl + i) * B + v] = rows[i * nw + k];
-            }
-    };
-    scatter(blk[3], st.h);
-    if (where.store_b) scatter(blk[4], st.b);
     if (info) *info = s.info;
     return st;
 }

@@ -1,6 +1,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +14,13 @@ namespace ugks {
 
 /// Format version written into checkpoints; a restart requires exactly this version.
 inline constexpr int kCheckpointFormatVersion = 1;
+
+/// Bytes of one transfer buffer of write_checkpoint / read_checkpoint: the distributions move
+/// between the solver's layout and the file's contiguous blocks of global cells in chunks of
+/// velocity columns, as many columns per chunk as fit rows x columns doubles into this (at least
+/// one). Tests may set another value with the environment variable
+/// UGKS_TEST_CHECKPOINT_CHUNK_BYTES (docs/usage.md); the file is the same for any chunk size.
+inline constexpr std::size_t kCheckpointChunkBytes = std::size_t{256} << 20;
 
 /// The resumable state of one rank's solver (UgksSolver / UgksSolverDevice::state_export and
 /// state_import). Host memory; local numbering of the rank's LocalMesh and velocity blocks.
