@@ -93,6 +93,28 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
             cfg.check_range("time.implicit.macro_sweeps", s.time.macro_sweeps, 0, 1000);
             s.time.micro_sweeps = cfg.get_or<int>("time.implicit.micro_sweeps", 2);
             cfg.check_range("time.implicit.micro_sweeps", s.time.micro_sweeps, 1, 1000);
+            s.time.macro_solver =
+                cfg.get_enum_or("time.implicit.macro_solver", {"sgs", "gmres"}, "sgs");
+            if (s.time.macro_solver == "gmres") {
+#if defined(UGKS_USE_CUDA)
+                cfg.fail("time.implicit.macro_solver",
+                         "gmres runs on the CPU backend only (this is a CUDA build); use sgs");
+#endif
+                s.time.gmres_restart = cfg.get_or<int>("time.implicit.gmres_restart", 30);
+                cfg.check_range("time.implicit.gmres_restart", s.time.gmres_restart, 1, 1000);
+                s.time.gmres_max_iterations =
+                    cfg.get_or<int>("time.implicit.gmres_max_iterations", 60);
+                cfg.check_range("time.implicit.gmres_max_iterations",
+                                s.time.gmres_max_iterations, 1, 100000);
+                s.time.gmres_tolerance = cfg.get_or<double>("time.implicit.gmres_tolerance", 1e-3);
+                cfg.check_range("time.implicit.gmres_tolerance", s.time.gmres_tolerance, 1e-14,
+                                0.999);
+            } else {
+                for (const char* k : {"time.implicit.gmres_restart",
+                                      "time.implicit.gmres_max_iterations",
+                                      "time.implicit.gmres_tolerance"})
+                    if (cfg.has(k)) cfg.fail(k, "applies only to time.implicit.macro_solver: gmres");
+            }
 #if defined(UGKS_USE_CUDA)
             // The CUDA backend relaxes a colour's cells in parallel: only the colored ordering
             // (docs/steady.md section 7.5); natural is the CPU backend's sequential sweep.

@@ -235,4 +235,20 @@ GmresResult gmres(index_t n, const LinearOp& apply, const LinearOp& precond, con
     return res;
 }
 
+GmresResult macro_gmres(const Mesh& mesh, index_t no, const double* W, const double* rf,
+                        const double* diag, const double* rhs, double* dW, const index_t* order,
+                        double gamma, const MacroKrylovSettings& settings, const Reduce& reduce,
+                        BlockCsr5& A) {
+    macro_fill(mesh, no, W, rf, diag, gamma, A);
+    std::fill(dW, dW + 5 * no, 0.0);
+    const auto apply = [&](const double* x, double* y) { bcsr_apply(A, x, y); };
+    LinearOp pre;
+    if (settings.precond_pairs > 0)
+        pre = [&](const double* z, double* y) {
+            bcsr_sgs(A, z, y, order, settings.precond_pairs);
+        };
+    return gmres(5 * no, apply, pre, reduce, rhs, dW, settings.restart, settings.max_iterations,
+                 settings.rtol);
+}
+
 }  // namespace ugks::implicit

@@ -79,6 +79,25 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
             for (int e = 0; e < 5; ++e) dW[5 * i + e] = Rm[5 * i + e] / diag[i];
         return;
     }
+    if (m_setup.time.macro_solver == "gmres") {
+        // Block CSR matrix (pattern once) + GMRES preconditioned by macro_sweeps block SGS pairs
+        // (docs/steady.md section 7.3); inner products summed over comm_x (every velocity rank
+        // holds the same W and takes the same steps).
+        if (m_macro_csr.n != m_no) m_macro_csr = implicit::macro_pattern(m_mesh, m_no);
+        implicit::MacroKrylovSettings ks;
+        ks.restart = m_setup.time.gmres_restart;
+        ks.max_iterations = m_setup.time.gmres_max_iterations;
+        ks.rtol = m_setup.time.gmres_tolerance;
+        ks.precond_pairs = m_setup.time.macro_sweeps;
+        const MPI_Comm comm = m_layout.comm_x;
+        const auto reduce = [comm](double v) {
+            MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, comm);
+            return v;
+        };
+        implicit::macro_gmres(m_mesh, m_no, m_W.data(), rf.data(), diag.data(), Rm.data(),
+                              dW.data(), m_order.data(), gamma, ks, reduce, m_macro_csr);
+        return;
+    }
     implicit::macro_sgs(m_mesh, m_no, m_W.data(), rf.data(), diag.data(), Rm.data(), dW.data(),
                         m_order.data(), m_setup.time.macro_sweeps, gamma);
 }

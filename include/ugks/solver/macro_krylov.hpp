@@ -89,4 +89,20 @@ struct GmresResult {
 GmresResult gmres(index_t n, const LinearOp& apply, const LinearOp& precond, const Reduce& reduce,
                   const double* b, double* x, int restart, int max_iterations, double rtol);
 
+/// Settings of the macroscopic Krylov solve (time.implicit.gmres_* keys, docs/usage.md).
+struct MacroKrylovSettings {
+    int restart = 30;          ///< Krylov vectors before a restart
+    int max_iterations = 60;   ///< matrix applications per macroscopic prediction
+    double rtol = 1e-3;        ///< relative residual reduction
+    int precond_pairs = 2;     ///< block SGS sweep pairs of the preconditioner (0: none)
+};
+
+/// The macroscopic prediction by GMRES: fills A (pattern from macro_pattern(mesh, no), kept by
+/// the caller across iterations) with macro_fill and solves A dW = rhs from dW = 0 (dW: 5 no
+/// values at least; entries past 5 no are left as they are).
+GmresResult macro_gmres(const Mesh& mesh, index_t no, const double* W, const double* rf,
+                        const double* diag, const double* rhs, double* dW, const index_t* order,
+                        double gamma, const MacroKrylovSettings& settings, const Reduce& reduce,
+                        BlockCsr5& A);
+
 }  // namespace ugks::implicit

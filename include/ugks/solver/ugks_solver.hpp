@@ -11,6 +11,7 @@
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/physics/kinetic.hpp"
+#include "ugks/solver/macro_krylov.hpp"
 #include "ugks/solver/solver_static.hpp"
 
 namespace ugks::cpu {
@@ -156,6 +157,7 @@ private:
     std::vector<double> m_dtf;     ///< per local face: face time step dt_f
     bool m_implicit = false;       ///< time.steady_method: implicit
     std::vector<index_t> m_order;  ///< implicit: owned cells in sweep order
+    implicit::BlockCsr5 m_macro_csr;  ///< implicit, macro_solver gmres: the macroscopic matrix
     std::vector<double> m_Rm;  ///< implicit: steady macroscopic residual rate of the step (5/cell)
     std::vector<double> m_res_h,
         m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
