@@ -131,8 +131,8 @@ TEST(Steady, LocalStepsReachTheTransientSteadyState) {
 // reaches residuals < 1e-6 from the impulsive start (free stream everywhere, hot wall) in 49
 // iterations (54 with the colored order of the CUDA backend; bound 70), and its drag (wall force
 // along x, summary.json walls.force: 2.525616) matches the one of the local-step iteration from the
-// same start (time.steady_method: local: 2.525618 after 2928 steps at residual 1.5e-4, still
-// approaching) within 0.5 %. A different steady state (e.g. the quadrature of 392 velocities:
+// same start (time.steady_method: local: 2.5256157 after 5241 steps at residual 8.9e-5) within
+// 0.5 %. A different steady state (e.g. the quadrature of 392 velocities:
 // 2.6436) misses by far more.
 TEST(Steady, ImplicitSphereConverges) {
     const SolverRun run = run_solver(case_file("steady", "sphere.yaml"), {}, "steady_sphere");
