@@ -96,10 +96,6 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
             s.time.macro_solver =
                 cfg.get_enum_or("time.implicit.macro_solver", {"sgs", "gmres"}, "sgs");
             if (s.time.macro_solver == "gmres") {
-#if defined(UGKS_USE_CUDA)
-                cfg.fail("time.implicit.macro_solver",
-                         "gmres runs on the CPU backend only (this is a CUDA build); use sgs");
-#endif
                 s.time.gmres_restart = cfg.get_or<int>("time.implicit.gmres_restart", 30);
                 cfg.check_range("time.implicit.gmres_restart", s.time.gmres_restart, 1, 1000);
                 s.time.gmres_max_iterations =

@@ -60,31 +60,6 @@ index_t block_position(const BlockCsr5& A, index_t i, index_t j) {
     return static_cast<index_t>(it - A.col.begin());
 }
 
-/// x = D^{-1} r for a 5x5 block D (row-major) by Gaussian elimination with partial pivoting.
-void solve5(const double* D, const double* r, double* x) {
-    double a[5][6];
-    for (int p = 0; p < 5; ++p) {
-        for (int q = 0; q < 5; ++q) a[p][q] = D[5 * p + q];
-        a[p][5] = r[p];
-    }
-    for (int c = 0; c < 5; ++c) {
-        int piv = c;
-        for (int p = c + 1; p < 5; ++p)
-            if (std::abs(a[p][c]) > std::abs(a[piv][c])) piv = p;
-        if (piv != c)
-            for (int q = 0; q < 6; ++q) std::swap(a[c][q], a[piv][q]);
-        for (int p = c + 1; p < 5; ++p) {
-            const double m = a[p][c] / a[c][c];
-            for (int q = c; q < 6; ++q) a[p][q] -= m * a[c][q];
-        }
-    }
-    for (int c = 4; c >= 0; --c) {
-        double s = a[c][5];
-        for (int q = c + 1; q < 5; ++q) s -= a[c][q] * x[q];
-        x[c] = s / a[c][c];
-    }
-}
-
 }  // namespace
 
 void macro_fill(const Mesh& mesh, index_t no, const double* W, const double* rf,
@@ -148,91 +123,40 @@ void bcsr_sgs(const BlockCsr5& A, const double* b, double* x, const index_t* ord
 GmresResult gmres(index_t n, const LinearOp& apply, const LinearOp& precond, const Reduce& reduce,
                   const double* b, double* x, int restart, int max_iterations, double rtol) {
     UGKS_REQUIRE(restart >= 1 && max_iterations >= 0, "gmres: bad restart or iteration limit");
-    const std::size_t N = static_cast<std::size_t>(n);
-    auto dot = [&](const double* u, const double* v) {
-        double s = 0.0;
-        for (std::size_t k = 0; k < N; ++k) s += u[k] * v[k];
-        return reduce(s);
-    };
-    std::vector<double> r(N), w(N), z(N);
-    auto true_residual = [&] {
-        apply(x, w.data());
-        for (std::size_t k = 0; k < N; ++k) r[k] = b[k] - w[k];
-        return std::sqrt(dot(r.data(), r.data()));
-    };
-    GmresResult res;
-    res.residual0 = res.residual = true_residual();
-    const double target = rtol * res.residual0;
-    if (res.residual0 == 0.0 || res.residual <= target) {
-        res.converged = true;
-        return res;
-    }
-    const int m = restart;
-    std::vector<std::vector<double>> V(m + 1, std::vector<double>(N));
-    std::vector<double> H((m + 1) * m, 0.0), cs(m), sn(m), g(m + 1), y(m);
-    auto Hij = [&](int i, int j) -> double& { return H[static_cast<std::size_t>(i) * m + j]; };
-    while (res.iterations < max_iterations) {
-        const double beta = res.residual;
-        for (std::size_t k = 0; k < N; ++k) V[0][k] = r[k] / beta;
-        std::fill(g.begin(), g.end(), 0.0);
-        g[0] = beta;
-        int j = 0;
-        double est = beta;
-        for (; j < m && res.iterations < max_iterations; ++j) {
-            // w = A M^{-1} v_j
-            if (precond)
-                precond(V[j].data(), z.data());
+    // Host vectors: plain loops; the same algorithm runs on device vectors in the CUDA solver.
+    struct HostOps {
+        std::size_t N;
+        const LinearOp& A;
+        const LinearOp& M;
+        const Reduce& red;
+        double dot(const double* u, const double* v) const {
+            double s = 0.0;
+            for (std::size_t k = 0; k < N; ++k) s += u[k] * v[k];
+            return red(s);
+        }
+        void axpy(double a, const double* u, double* y) const {
+            for (std::size_t k = 0; k < N; ++k) y[k] += a * u[k];
+        }
+        void scale(double a, const double* u, double* y) const {
+            for (std::size_t k = 0; k < N; ++k) y[k] = a * u[k];
+        }
+        void zero(double* y) const { std::fill(y, y + N, 0.0); }
+        void apply(const double* u, double* y) const { A(u, y); }
+        void precond(const double* u, double* y) const {
+            if (M)
+                M(u, y);
             else
-                std::copy(V[j].begin(), V[j].end(), z.begin());
-            apply(z.data(), w.data());
-            ++res.iterations;
-            for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
-                Hij(i, j) = dot(w.data(), V[i].data());
-                for (std::size_t k = 0; k < N; ++k) w[k] -= Hij(i, j) * V[i][k];
-            }
-            Hij(j + 1, j) = std::sqrt(dot(w.data(), w.data()));
-            if (Hij(j + 1, j) > 0.0)
-                for (std::size_t k = 0; k < N; ++k) V[j + 1][k] = w[k] / Hij(j + 1, j);
-            for (int i = 0; i < j; ++i) {  // previous rotations
-                const double t = cs[i] * Hij(i, j) + sn[i] * Hij(i + 1, j);
-                Hij(i + 1, j) = -sn[i] * Hij(i, j) + cs[i] * Hij(i + 1, j);
-                Hij(i, j) = t;
-            }
-            const double d = std::hypot(Hij(j, j), Hij(j + 1, j));
-            cs[j] = d > 0.0 ? Hij(j, j) / d : 1.0;
-            sn[j] = d > 0.0 ? Hij(j + 1, j) / d : 0.0;
-            Hij(j, j) = d;
-            Hij(j + 1, j) = 0.0;
-            g[j + 1] = -sn[j] * g[j];
-            g[j] = cs[j] * g[j];
-            est = std::abs(g[j + 1]);
-            if (est <= target || d == 0.0) {
-                ++j;
-                break;
-            }
+                std::copy(u, u + N, y);
         }
-        // y = H^{-1} g (upper triangular j x j), x += M^{-1} V y
-        for (int i = j - 1; i >= 0; --i) {
-            double s = g[i];
-            for (int q = i + 1; q < j; ++q) s -= Hij(i, q) * y[q];
-            y[i] = Hij(i, i) != 0.0 ? s / Hij(i, i) : 0.0;
-        }
-        std::fill(w.begin(), w.end(), 0.0);
-        for (int i = 0; i < j; ++i)
-            for (std::size_t k = 0; k < N; ++k) w[k] += y[i] * V[i][k];
-        if (precond)
-            precond(w.data(), z.data());
-        else
-            std::copy(w.begin(), w.end(), z.begin());
-        for (std::size_t k = 0; k < N; ++k) x[k] += z[k];
-        res.residual = true_residual();
-        if (res.residual <= target) {
-            res.converged = true;
-            break;
-        }
-        if (est == 0.0) break;  // breakdown with a residual the estimate did not see
-    }
-    return res;
+    };
+    const std::size_t N = static_cast<std::size_t>(n);
+    HostOps ops{N, apply, precond, reduce};
+    std::vector<std::vector<double>> Vs(restart + 1, std::vector<double>(N));
+    std::vector<double*> V(restart + 1);
+    for (int k = 0; k <= restart; ++k) V[k] = Vs[k].data();
+    std::vector<double> r(N), w(N), z(N);
+    return gmres_generic(ops, b, x, V.data(), r.data(), w.data(), z.data(), restart,
+                         max_iterations, rtol);
 }
 
 GmresResult macro_gmres(const Mesh& mesh, index_t no, const double* W, const double* rf,

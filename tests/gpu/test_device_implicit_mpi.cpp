@@ -135,6 +135,18 @@ TEST(DeviceImplicitDecomposition, SymmetryVelocityRanksGiveSerialValues) {
 TEST(DeviceImplicitDecomposition, CavityPhysicalRanksMatchCpu) {
     physical_ranks_cpu(kCavityCase, kImplicit, "implicit cavity");
 }
+// macro_solver gmres with a fixed number of Krylov steps (see test_device_implicit.cpp): inner
+// products summed over comm_x on both backends.
+const std::vector<std::string> kGmres = {"time.implicit.macro_solver=gmres",
+                                         "time.implicit.gmres_tolerance=1e-14",
+                                         "time.implicit.gmres_max_iterations=12",
+                                         "time.implicit.gmres_restart=8"};
+TEST(DeviceImplicitDecomposition, GmresCavityPhysicalRanksMatchCpu) {
+    physical_ranks_cpu(kCavityCase, with(kImplicit, kGmres), "implicit gmres cavity");
+}
+TEST(DeviceImplicitDecomposition, GmresCavityVelocityRanksGiveSerialValues) {
+    velocity_ranks_serial(kCavityCase, with(kImplicit, kGmres), "implicit gmres cavity");
+}
 TEST(DeviceImplicitDecomposition, SymmetryPhysicalRanksMatchCpu) {
     physical_ranks_cpu(kSymmetryCase, kImplicit, "implicit symmetry");
 }

@@ -6,6 +6,8 @@
 // columns sorted per row), solved by restarted GMRES with right preconditioning (block symmetric
 // Gauss-Seidel on the same matrix). Inner products go through a caller-supplied reduction so that
 // the same code sums over the ranks of a communicator.
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -66,6 +68,37 @@ void macro_fill(const Mesh& mesh, index_t no, const double* W, const double* rf,
 /// y = A x (5 n values each).
 void bcsr_apply(const BlockCsr5& A, const double* x, double* y);
 
+/// x = D^{-1} r for a 5x5 block D (row-major) by Gaussian elimination with partial pivoting.
+/// Both backends.
+UGKS_HOST_DEVICE inline void solve5(const double* D, const double* r, double* x) {
+    double a[5][6];
+    for (int p = 0; p < 5; ++p) {
+        for (int q = 0; q < 5; ++q) a[p][q] = D[5 * p + q];
+        a[p][5] = r[p];
+    }
+    for (int c = 0; c < 5; ++c) {
+        int piv = c;
+        for (int p = c + 1; p < 5; ++p)
+            if ((a[p][c] < 0 ? -a[p][c] : a[p][c]) > (a[piv][c] < 0 ? -a[piv][c] : a[piv][c]))
+                piv = p;
+        if (piv != c)
+            for (int q = 0; q < 6; ++q) {
+                const double t = a[c][q];
+                a[c][q] = a[piv][q];
+                a[piv][q] = t;
+            }
+        for (int p = c + 1; p < 5; ++p) {
+            const double m = a[p][c] / a[c][c];
+            for (int q = c; q < 6; ++q) a[p][q] -= m * a[c][q];
+        }
+    }
+    for (int c = 4; c >= 0; --c) {
+        double s = a[c][5];
+        for (int q = c + 1; q < 5; ++q) s -= a[c][q] * x[q];
+        x[c] = s / a[c][c];
+    }
+}
+
 /// `pairs` forward + backward block Gauss-Seidel sweeps for A x = b over the block rows in
 /// `order`, starting from x = 0 (the preconditioner of gmres). The diagonal blocks must be
 /// multiples of the identity (they are for macro_fill).
@@ -81,6 +114,85 @@ struct GmresResult {
     double residual = 0.0;    ///< ||b - A x|| at return (recomputed, not the Arnoldi estimate)
     bool converged = false;   ///< residual <= rtol * residual0
 };
+
+/// Restarted GMRES(restart) with right preconditioning M on any vector storage: `ops` provides
+/// dot(u, v) (reduced over the ranks), axpy(a, u, y) (y += a u), scale(a, u, y) (y = a u),
+/// zero(y), apply(u, y) (y = A u) and precond(u, y) (y = M^{-1} u, a copy without
+/// preconditioner); V (restart + 1 vectors), r, w, z are work vectors of that storage. Only the
+/// small Hessenberg system lives on the host. Used by gmres() (host vectors) and by the CUDA
+/// solver (device vectors), so both backends take the same steps.
+template <class Ops>
+GmresResult gmres_generic(const Ops& ops, const double* b, double* x, double* const* V, double* r,
+                          double* w, double* z, int restart, int max_iterations, double rtol) {
+    const int m = restart;
+    auto true_residual = [&] {
+        ops.apply(x, w);
+        ops.scale(-1.0, w, r);
+        ops.axpy(1.0, b, r);
+        return std::sqrt(ops.dot(r, r));
+    };
+    GmresResult res;
+    res.residual0 = res.residual = true_residual();
+    const double target = rtol * res.residual0;
+    if (res.residual0 == 0.0 || res.residual <= target) {
+        res.converged = true;
+        return res;
+    }
+    std::vector<double> H(static_cast<std::size_t>(m + 1) * m, 0.0), cs(m), sn(m), g(m + 1), y(m);
+    auto Hij = [&](int i, int j) -> double& { return H[static_cast<std::size_t>(i) * m + j]; };
+    while (res.iterations < max_iterations) {
+        const double beta = res.residual;
+        ops.scale(1.0 / beta, r, V[0]);
+        std::fill(g.begin(), g.end(), 0.0);
+        g[0] = beta;
+        int j = 0;
+        double est = beta;
+        for (; j < m && res.iterations < max_iterations; ++j) {
+            ops.precond(V[j], z);  // w = A M^{-1} v_j
+            ops.apply(z, w);
+            ++res.iterations;
+            for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
+                Hij(i, j) = ops.dot(w, V[i]);
+                ops.axpy(-Hij(i, j), V[i], w);
+            }
+            Hij(j + 1, j) = std::sqrt(ops.dot(w, w));
+            if (Hij(j + 1, j) > 0.0) ops.scale(1.0 / Hij(j + 1, j), w, V[j + 1]);
+            for (int i = 0; i < j; ++i) {  // previous rotations
+                const double t = cs[i] * Hij(i, j) + sn[i] * Hij(i + 1, j);
+                Hij(i + 1, j) = -sn[i] * Hij(i, j) + cs[i] * Hij(i + 1, j);
+                Hij(i, j) = t;
+            }
+            const double d = std::hypot(Hij(j, j), Hij(j + 1, j));
+            cs[j] = d > 0.0 ? Hij(j, j) / d : 1.0;
+            sn[j] = d > 0.0 ? Hij(j + 1, j) / d : 0.0;
+            Hij(j, j) = d;
+            Hij(j + 1, j) = 0.0;
+            g[j + 1] = -sn[j] * g[j];
+            g[j] = cs[j] * g[j];
+            est = std::abs(g[j + 1]);
+            if (est <= target || d == 0.0) {
+                ++j;
+                break;
+            }
+        }
+        for (int i = j - 1; i >= 0; --i) {  // y = H^{-1} g (upper triangular j x j)
+            double s = g[i];
+            for (int q = i + 1; q < j; ++q) s -= Hij(i, q) * y[q];
+            y[i] = Hij(i, i) != 0.0 ? s / Hij(i, i) : 0.0;
+        }
+        ops.zero(w);  // x += M^{-1} V y
+        for (int i = 0; i < j; ++i) ops.axpy(y[i], V[i], w);
+        ops.precond(w, z);
+        ops.axpy(1.0, z, x);
+        res.residual = true_residual();
+        if (res.residual <= target) {
+            res.converged = true;
+            break;
+        }
+        if (est == 0.0) break;  // breakdown with a residual the estimate did not see
+    }
+    return res;
+}
 
 /// Restarted GMRES(restart) with right preconditioning M (x = M^{-1} z: `precond(z, x)`; empty for
 /// none) for A x = b, n local values, from the x given, until ||r|| <= rtol ||r0|| or

@@ -49,6 +49,7 @@
 #include "ugks/device/array.hpp"
 #include "ugks/device/cuda_check.hpp"
 #include "ugks/solver/implicit_ops.hpp"
+#include "ugks/solver/macro_krylov.hpp"
 #include "ugks/solver/raw_moments.hpp"
 
 namespace ugks {
@@ -1019,6 +1020,99 @@ __global__ void k_imp_macro_relax(Ctx C, const index_t* cells, index_t n) {
     for (int e = 0; e < 5; ++e) C.dW[5 * i + e] = (C.Rm[5 * i + e] - h * off[e]) / C.diag[i];
 }
 
+/// Implicit, macro_solver gmres: row i of the macroscopic block matrix (macro_krylov.hpp
+/// macro_fill: diag_i I, plus (1/2V_i) S_f (A_j(n_f) - r_f I) per face to an owned cell j, in the
+/// cell's face order), pattern rp/col/dg from macro_pattern.
+__global__ void k_kr_fill(Ctx C, const index_t* rp, const index_t* col, const index_t* dg,
+                          double* val) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    for (index_t p = 25 * rp[i]; p < 25 * rp[i + 1]; ++p) val[p] = 0.0;
+    double* D = val + 25 * dg[i];
+    for (int e = 0; e < 5; ++e) D[6 * e] = C.diag[i];
+    const double gamma = (C.gas.N + 2.0) / C.gas.N;
+    const double h = 0.5 / C.vol[i];
+    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
+        const index_t f = C.cf[k];
+        const bool own = C.owner[f] == i;
+        const index_t j = own ? C.neigh[f] : C.owner[f];
+        if (j < 0 || j >= C.no) continue;
+        const double sg = own ? 1.0 : -1.0;
+        const double n[3] = {sg * C.normal[3 * f], sg * C.normal[3 * f + 1],
+                             sg * C.normal[3 * f + 2]};
+        double J[25];
+        implicit::euler_jacobian_n(&C.W[5 * j], n, gamma, J);
+        for (int e = 0; e < 5; ++e) J[6 * e] -= C.rf[f];
+        index_t lo = rp[i], hi = rp[i + 1];  // the block (i, j): columns ascending
+        while (lo < hi) {
+            const index_t mid = (lo + hi) / 2;
+            if (col[mid] < j)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        double* Bij = val + 25 * lo;
+        const double c = h * C.area[f];
+        for (int e = 0; e < 25; ++e) Bij[e] += c * J[e];
+    }
+}
+
+/// Implicit, gmres: y = A x for the block rows 0..n-1.
+__global__ void k_kr_apply(const index_t* rp, const index_t* col, const double* val,
+                           const double* x, double* y, index_t n) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    double s[5] = {0, 0, 0, 0, 0};
+    for (index_t p = rp[i]; p < rp[i + 1]; ++p) {
+        const double* Bk = val + 25 * p;
+        const double* xj = x + 5 * col[p];
+        for (int e = 0; e < 5; ++e)
+            for (int q = 0; q < 5; ++q) s[e] += Bk[5 * e + q] * xj[q];
+    }
+    for (int e = 0; e < 5; ++e) y[5 * i + e] = s[e];
+}
+
+/// Implicit, gmres preconditioner: one block Gauss-Seidel relaxation of A x = b for the n cells
+/// of one colour (macro_krylov.hpp bcsr_sgs).
+__global__ void k_kr_sgs_relax(const index_t* rp, const index_t* col, const index_t* dg,
+                               const double* val, const double* b, double* x,
+                               const index_t* cells, index_t n) {
+    const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (t >= n) return;
+    const index_t i = cells[t];
+    double r[5];
+    for (int e = 0; e < 5; ++e) r[e] = b[5 * i + e];
+    for (index_t p = rp[i]; p < rp[i + 1]; ++p) {
+        if (p == dg[i]) continue;
+        const double* Bk = val + 25 * p;
+        const double* xj = x + 5 * col[p];
+        for (int e = 0; e < 5; ++e)
+            for (int q = 0; q < 5; ++q) r[e] -= Bk[5 * e + q] * xj[q];
+    }
+    implicit::solve5(val + 25 * dg[i], r, x + 5 * i);
+}
+
+/// Implicit, gmres vectors: y += a u, y = a u, and partial inner products over fixed chunks of
+/// kKrylovChunk entries (summed in chunk order on the host: reproducible).
+constexpr index_t kKrylovChunk = 256;
+__global__ void k_kr_axpy(index_t n, double a, const double* u, double* y) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k < n) y[k] += a * u[k];
+}
+__global__ void k_kr_scale(index_t n, double a, const double* u, double* y) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k < n) y[k] = a * u[k];
+}
+__global__ void k_kr_dot_part(index_t n, const double* u, const double* v, double* part) {
+    const index_t c = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    const index_t k0 = c * kKrylovChunk;
+    if (k0 >= n) return;
+    const index_t k1 = k0 + kKrylovChunk < n ? k0 + kKrylovChunk : n;
+    double s = 0.0;
+    for (index_t k = k0; k < k1; ++k) s += u[k] * v[k];
+    part[c] = s;
+}
+
 /// Implicit: W* = W^n + theta dW (positivity fraction) per owned cell and the residual parts of
 /// k_macro (with Rm for dW/dt).
 __global__ void k_imp_apply(Ctx C, double* parts, double* bad) {
@@ -1712,6 +1806,10 @@ struct UgksSolverDevice::Impl {
     // time.steady_method: implicit (docs/steady.md section 7), always the colored ordering
     bool implicit = false;
     DeviceArray<double> d_res_h, d_res_b, d_dh, d_db, d_dW, d_Rm, d_Qm, d_rf, d_diag, d_a0;
+    /// implicit, macro_solver gmres: block pattern (macro_pattern), values, Krylov work vectors
+    DeviceArray<index_t> d_kr_rp, d_kr_col, d_kr_dg;
+    DeviceArray<double> d_kr_val, d_kr_V, d_kr_r, d_kr_w, d_kr_z, d_kr_part;
+    std::vector<double> h_kr_part;
     DeviceArray<index_t> d_color_cells;  ///< owned cells sorted by colour (local order inside)
     std::vector<index_t> color_off;      ///< colour c: entries color_off[c] .. color_off[c+1]
 
@@ -1793,6 +1891,8 @@ struct UgksSolverDevice::Impl {
     /// Implicit: the macroscopic prediction dW (UgksSolver::implicit_macro), W* = W^n + dW and
     /// the residual parts into d_cell_parts / d_bad.
     void implicit_macro();
+    /// Implicit, macro_solver gmres: the macroscopic prediction by GMRES on the device.
+    void implicit_macro_gmres();
     /// Implicit: the microscopic update and the moment-consistency correction
     /// (UgksSolver::implicit_micro).
     void implicit_micro();
@@ -2215,6 +2315,22 @@ void UgksSolverDevice::Impl::implicit_coloring() {
     d_color_cells = upload("implicit:color_cells", order.empty() ? std::vector<index_t>{0} : order);
     log::info("implicit iteration: colored ordering, {} colours over {} owned cells (rank 0)", ncol,
               no);
+    if (setup.time.macro_solver == "gmres") {
+        // The block pattern from the connectivity (once), the values and the Krylov vectors.
+        const implicit::BlockCsr5 P = implicit::macro_pattern(mesh, no);
+        d_kr_rp = upload("implicit:gmres_row_ptr", P.row_ptr);
+        d_kr_col = upload("implicit:gmres_col", P.col.empty() ? std::vector<index_t>{0} : P.col);
+        d_kr_dg = upload("implicit:gmres_diag", P.diag.empty() ? std::vector<index_t>{0} : P.diag);
+        d_kr_val = alloc<double>("implicit:gmres_val", std::max<index_t>(1, 25 * P.nnz()));
+        const index_t n5 = std::max<index_t>(1, 5 * no);
+        d_kr_V = alloc<double>("implicit:gmres_basis", (setup.time.gmres_restart + 1) * n5);
+        d_kr_r = alloc<double>("implicit:gmres_r", n5);
+        d_kr_w = alloc<double>("implicit:gmres_w", n5);
+        d_kr_z = alloc<double>("implicit:gmres_z", n5);
+        const index_t nchunk = (n5 + kKrylovChunk - 1) / kKrylovChunk;
+        d_kr_part = alloc<double>("implicit:gmres_part", nchunk);
+        h_kr_part.assign(nchunk, 0.0);
+    }
 }
 
 void UgksSolverDevice::Impl::implicit_macro() {
@@ -2232,7 +2348,9 @@ void UgksSolverDevice::Impl::implicit_macro() {
         k_imp_diag<<<grid_for(S.no), kThreads, 0, compute>>>(
             C, S.umax_axis[0], S.umax_axis[1], S.umax_axis[2], setup.time.implicit_cfl));
     UGKS_CUDA_CHECK(cudaMemsetAsync(d_dW.data(), 0, sizeof(double) * 5 * S.nc, compute));
-    if (setup.time.macro_sweeps == 0) {
+    if (setup.time.macro_solver == "gmres") {
+        implicit_macro_gmres();
+    } else if (setup.time.macro_sweeps == 0) {
         UGKS_TIMED_LAUNCH((*this), "k_imp_macro_point", compute,
                           k_imp_macro_point<<<grid_for(S.no), kThreads, 0, compute>>>(C));
     } else {
@@ -2252,6 +2370,90 @@ void UgksSolverDevice::Impl::implicit_macro() {
     UGKS_TIMED_LAUNCH((*this), "k_imp_apply", compute,
                       k_imp_apply<<<grid_for(S.no), kThreads, 0, compute>>>(C, d_cell_parts.data(),
                                                                             d_bad.data()));
+}
+
+void UgksSolverDevice::Impl::implicit_macro_gmres() {
+    // UgksSolver::implicit_macro with macro_solver gmres: macro_fill on the device, then
+    // implicit::gmres_generic on device vectors (the Hessenberg system on the host), the
+    // preconditioner the block SGS pairs over the colours, inner products as fixed-chunk partial
+    // sums added in order on the host, then over comm_x.
+    const index_t no = S.no, n5 = 5 * no;
+    if (no > 0)
+        UGKS_TIMED_LAUNCH((*this), "k_kr_fill", compute,
+                          k_kr_fill<<<grid_for(no), kThreads, 0, compute>>>(
+                              C, d_kr_rp.data(), d_kr_col.data(), d_kr_dg.data(),
+                              d_kr_val.data()));
+    struct DevOps {
+        Impl* im;
+        index_t N, no;
+        double dot(const double* u, const double* v) const {
+            const index_t nchunk = (N + kKrylovChunk - 1) / kKrylovChunk;
+            double s = 0.0;
+            if (nchunk > 0) {
+                k_kr_dot_part<<<grid_for(nchunk), kThreads, 0, im->compute>>>(
+                    N, u, v, im->d_kr_part.data());
+                im->launched("k_kr_dot_part");
+                UGKS_CUDA_CHECK(cudaMemcpyAsync(im->h_kr_part.data(), im->d_kr_part.data(),
+                                                sizeof(double) * nchunk, cudaMemcpyDeviceToHost,
+                                                im->compute));
+                UGKS_CUDA_CHECK(cudaStreamSynchronize(im->compute));
+                for (index_t c = 0; c < nchunk; ++c) s += im->h_kr_part[c];
+            }
+            MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, im->layout.comm_x);
+            return s;
+        }
+        void axpy(double a, const double* u, double* y) const {
+            if (N == 0) return;
+            k_kr_axpy<<<grid_for(N), kThreads, 0, im->compute>>>(N, a, u, y);
+            im->launched("k_kr_axpy");
+        }
+        void scale(double a, const double* u, double* y) const {
+            if (N == 0) return;
+            k_kr_scale<<<grid_for(N), kThreads, 0, im->compute>>>(N, a, u, y);
+            im->launched("k_kr_scale");
+        }
+        void zero(double* y) const {
+            if (N > 0) UGKS_CUDA_CHECK(cudaMemsetAsync(y, 0, sizeof(double) * N, im->compute));
+        }
+        void apply(const double* u, double* y) const {
+            if (no == 0) return;
+            k_kr_apply<<<grid_for(no), kThreads, 0, im->compute>>>(
+                im->d_kr_rp.data(), im->d_kr_col.data(), im->d_kr_val.data(), u, y, no);
+            im->launched("k_kr_apply");
+        }
+        void precond(const double* u, double* y) const {
+            const int pairs = im->setup.time.macro_sweeps;
+            if (pairs == 0) {
+                if (N > 0)
+                    UGKS_CUDA_CHECK(cudaMemcpyAsync(y, u, sizeof(double) * N,
+                                                    cudaMemcpyDeviceToDevice, im->compute));
+                return;
+            }
+            zero(y);
+            const int ncol = static_cast<int>(im->color_off.size()) - 1;
+            auto relax = [&](int c) {
+                const index_t n = im->color_off[c + 1] - im->color_off[c];
+                if (n == 0) return;
+                k_kr_sgs_relax<<<grid_for(n, 128), 128, 0, im->compute>>>(
+                    im->d_kr_rp.data(), im->d_kr_col.data(), im->d_kr_dg.data(),
+                    im->d_kr_val.data(), u, y, im->d_color_cells.data() + im->color_off[c], n);
+                im->launched("k_kr_sgs_relax");
+            };
+            for (int p = 0; p < pairs; ++p) {
+                for (int c = 0; c < ncol; ++c) relax(c);
+                for (int c = ncol - 1; c >= 0; --c) relax(c);
+            }
+        }
+    };
+    const DevOps ops{this, n5, no};
+    const int m = setup.time.gmres_restart;
+    std::vector<double*> V(m + 1);
+    const index_t stride = std::max<index_t>(1, n5);
+    for (int k = 0; k <= m; ++k) V[k] = d_kr_V.data() + k * stride;
+    const ScopedTimer t("gmres");
+    implicit::gmres_generic(ops, d_Rm.data(), d_dW.data(), V.data(), d_kr_r.data(), d_kr_w.data(),
+                            d_kr_z.data(), m, setup.time.gmres_max_iterations,
+                            setup.time.gmres_tolerance);
 }
 
 void UgksSolverDevice::Impl::implicit_micro() {
