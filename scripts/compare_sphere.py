@@ -5,7 +5,7 @@ Usage:
   scripts/compare_sphere.py RUN_DIR [--dsmc DIR|none] [--plots DIR] [--json FILE|-] [--bin DEG]
                             [--theta-from centroid|normal] [--tw-over-tinf X] [--mach M] [--label TEXT]
                             [--velocity-grid CHECKPOINT.h5] [--check-fm CD_TOL CP_TOL CF_TOL CH_TOL]
-                            [--check-fm-continuous CD_TOL CP_TOL CF_TOL CH_TOL]
+                            [--check-fm-continuous CD_TOL CP_TOL CF_TOL CH_TOL] [--fields FIELDS.h5]
   scripts/compare_sphere.py --self-check
 
 RUN_DIR is a run's output.directory: surface_final.csv (or surface_final.h5), optionally summary.json,
@@ -31,6 +31,20 @@ Comparisons:
      probes on the stagnation line: where rho/rho_inf first reaches half way to the Rankine-Hugoniot jump, and
      the same for T) against Billig (1967), Delta/R = 0.143 exp(3.24/M^2). Meaningful for Kn <= 0.005 only; for
      rarefied runs the numbers are printed as information.
+
+--fields FIELDS.h5 (a fields_*.h5 of the run: cells/centroid, cells/volume, mesh/nodes, mesh/topology (XDMF mixed),
+fields/Mach, fields/T): Mach and T/T_inf on the symmetry plane z = 0 (issue 5's "Mach and temperature on the
+symmetry plane"). The plane's cells are those with a face on z = 0: at least 3 of their nodes have |z| <= 1e-9 x the
+mesh extent (exact for the solver's tetrahedra, prisms, pyramids and hexahedra, independent of the cell size); if
+the file has no usable topology, those with |z_centroid| < 0.5 volume^(1/3). Their values (cell averages) sit at the
+centroids' (x, y). By axisymmetry the symmetry plane y = 0 is the same meridional plane: its cells (chosen the same
+way) are drawn mirrored, at (x, -z), in the lower half, so the plot shows the whole meridian and the agreement of
+the two halves checks the axisymmetry of the solution. Printed: max Mach and max T/T_inf on z = 0 and where
+(x/R, y/R), and T/T_inf and Mach of the stagnation cell (the cell whose centroid is nearest to the stagnation point
+(-R, 0, 0)). With --plots: PLOTS/sphere_symmetry_plane.png, Mach and T/T_inf as tricontourf on the Delaunay
+triangulation of the (x, y) centroids, with the triangles across the body (centroid at r < R or an edge midpoint at
+r < 0.9 R; the sphere's disc covers the rest) or much longer than the cells (an edge > 3 x the larger of its
+vertices' cell sizes: the largest extent of the cell's nodes, else volume^(1/3)) masked; axes in units of R.
 
 With --theta-from normal the faces are binned by the incidence angle of their normal instead (on a coarse faceted
 sphere a face's loads follow its orientation, not its centroid position).
@@ -451,6 +465,8 @@ def main():
     ap.add_argument("--check-fm-continuous", nargs=4, type=float, metavar=("CD_TOL", "CP_TOL", "CF_TOL", "CH_TOL"))
     ap.add_argument("--velocity-grid", default="",
                     help="checkpoint with /velocity/u, /velocity/w (default: newest checkpoint_*.h5 of RUN_DIR)")
+    ap.add_argument("--fields", default="",
+                    help="a fields_*.h5 of the run: Mach and T/T_inf on the symmetry plane (printed; plotted with --plots)")
     ap.add_argument("--self-check", action="store_true")
     a = ap.parse_args()
     real_stdout = sys.stdout
@@ -631,6 +647,13 @@ def main():
         plots(a, fq, centre, prof, dsmc, th_fine, fm_curve, st, ref, R, tw, hist)
         res["plots"] = a.plots
 
+    if a.fields:
+        sp = symmetry_plane(a.fields, R, fq["T_inf"])
+        res["symmetry_plane"] = sp["summary"]
+        print_symmetry_plane(sp)
+        if a.plots:
+            plot_symmetry_plane(a, sp, R)
+
     status = 0
     checks = []
     if a.check_fm:
@@ -695,6 +718,145 @@ def main():
             with open(a.json, "w") as fh:
                 fh.write(txt + "\n")
     return status
+
+
+# XDMF mixed-topology cell types: number of nodes
+XDMF_NODES = {4: 3, 5: 4, 6: 4, 7: 5, 8: 6, 9: 8}
+
+
+def xdmf_cells(topology, ncells):
+    """Node lists of an XDMF mixed topology (type code, nodes...); None if a cell type is not a fixed-size one."""
+    cells, i = [], 0
+    t = np.asarray(topology)
+    while i < len(t) and len(cells) < ncells:
+        n = XDMF_NODES.get(int(t[i]))
+        if n is None:
+            return None
+        cells.append(t[i + 1:i + 1 + n])
+        i += 1 + n
+    if len(cells) != ncells or i != len(t):
+        return None
+    return cells
+
+
+def symmetry_plane(path, R, T_inf):
+    """Cells of the symmetry planes z = 0 and y = 0 of a fields_*.h5 and their Mach, T/T_inf (see the docstring)."""
+    try:
+        import h5py
+    except ImportError:
+        raise BadInput("--fields needs h5py (Debian python3-h5py)")
+    if not os.path.isfile(path):
+        raise BadInput(f"fields file '{path}' not found")
+    with h5py.File(path, "r") as f:
+        for k in ("cells/centroid", "fields/Mach", "fields/T"):
+            if k not in f:
+                raise BadInput(f"{path}: no dataset '{k}'")
+        c = f["cells/centroid"][:]
+        mach = f["fields/Mach"][:]
+        T = f["fields/T"][:] / T_inf
+        vol = f["cells/volume"][:] if "cells/volume" in f else None
+        nodes = f["mesh/nodes"][:] if "mesh/nodes" in f else None
+        topo = f["mesh/topology"][:] if "mesh/topology" in f else None
+        step = int(f.attrs["step"]) if "step" in f.attrs else None
+    n = len(c)
+    h = np.cbrt(vol) if vol is not None else None
+    cells = xdmf_cells(topo, n) if (nodes is not None and topo is not None) else None
+    sel, method = {}, None
+    if cells is not None:
+        tol = 1e-9 * float(np.max(np.abs(nodes)))
+        method = "cells with a face on the plane (>= 3 nodes on it)"
+        for ax in (1, 2):
+            on = np.abs(nodes[:, ax]) <= tol
+            sel[ax] = np.array([int(np.count_nonzero(on[cl])) >= 3 for cl in cells])
+        # cell size for the long-triangle mask: the largest extent of its nodes (the prism layers are thin)
+        h = np.array([float(np.max(np.ptp(nodes[cl], axis=0))) for cl in cells])
+    elif h is not None:
+        method = "|centroid offset| < 0.5 volume^(1/3) (no usable mesh topology)"
+        for ax in (1, 2):
+            sel[ax] = np.abs(c[:, ax]) < 0.5 * h
+    else:
+        raise BadInput(f"{path}: neither mesh/nodes + mesh/topology nor cells/volume: cannot find the symmetry plane")
+    iz = np.flatnonzero(sel[2])
+    iy = np.flatnonzero(sel[1])
+    if len(iz) < 3:
+        raise BadInput(f"{path}: fewer than 3 cells on the symmetry plane z = 0 (is this a half or quarter domain?)")
+    jm = iz[int(np.argmax(mach[iz]))]
+    jt = iz[int(np.argmax(T[iz]))]
+    js = int(np.argmin(np.linalg.norm(c - np.array([-R, 0.0, 0.0]), axis=1)))
+    summ = {"file": os.path.abspath(path), "step": step, "method": method, "cells_z0": int(len(iz)),
+            "cells_y0": int(len(iy)),
+            "max_Mach": float(mach[jm]), "max_Mach_at_xy_over_R": [float(c[jm, 0] / R), float(c[jm, 1] / R)],
+            "max_T_over_Tinf": float(T[jt]), "max_T_at_xy_over_R": [float(c[jt, 0] / R), float(c[jt, 1] / R)],
+            "stagnation_cell_centroid_over_R": [float(v / R) for v in c[js]],
+            "stagnation_cell_T_over_Tinf": float(T[js]), "stagnation_cell_Mach": float(mach[js])}
+    if len(iy):
+        summ["y0_max_Mach"] = float(np.max(mach[iy]))
+        summ["y0_max_T_over_Tinf"] = float(np.max(T[iy]))
+    return {"summary": summ, "c": c, "Mach": mach, "T": T, "h": h, "iz": iz, "iy": iy}
+
+
+def print_symmetry_plane(sp):
+    s = sp["summary"]
+    print(f"symmetry plane z = 0 ({os.path.basename(s['file'])}" + (f", step {s['step']}" if s["step"] is not None else "")
+          + f"; {s['cells_z0']} cells: {s['method']}): max Mach {s['max_Mach']:.3f} at (x/R, y/R) = "
+          f"({s['max_Mach_at_xy_over_R'][0]:.2f}, {s['max_Mach_at_xy_over_R'][1]:.2f}); max T/T_inf "
+          f"{s['max_T_over_Tinf']:.3f} at ({s['max_T_at_xy_over_R'][0]:.2f}, {s['max_T_at_xy_over_R'][1]:.2f})")
+    sc = s["stagnation_cell_centroid_over_R"]
+    print(f"    stagnation cell (centroid nearest to (-R, 0, 0), at ({sc[0]:.3f}, {sc[1]:.3f}, {sc[2]:.3f}) R): "
+          f"T/T_inf {s['stagnation_cell_T_over_Tinf']:.3f}, Mach {s['stagnation_cell_Mach']:.3f}"
+          + (f"; plane y = 0 ({s['cells_y0']} cells): max Mach {s['y0_max_Mach']:.3f}, max T/T_inf "
+             f"{s['y0_max_T_over_Tinf']:.3f}" if "y0_max_Mach" in s else ""))
+
+
+def plot_symmetry_plane(a, sp, R):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker  # noqa: F401 (matplotlib.ticker.MaxNLocator)
+    import matplotlib.tri as mtri
+    os.makedirs(a.plots, exist_ok=True)
+    c, h, iz, iy = sp["c"], sp["h"], sp["iz"], sp["iy"]
+    # upper half: plane z = 0 at (x, y); lower half: plane y = 0 at (x, -z) (the same meridian by axisymmetry)
+    idx = np.concatenate([iz, iy])
+    px = c[idx, 0] / R
+    py = np.concatenate([c[iz, 1], -c[iy, 2]]) / R
+    hh = h[idx] / R
+    tri = mtri.Triangulation(px, py)
+    t = tri.triangles
+    mask = np.zeros(len(t), dtype=bool)
+    for i in range(3):  # a triangle across the body: an edge midpoint well inside (r < 0.9 R); the rest the disc hides
+        j = (i + 1) % 3
+        mx, my = 0.5 * (px[t[:, i]] + px[t[:, j]]), 0.5 * (py[t[:, i]] + py[t[:, j]])
+        mask |= mx * mx + my * my < 0.81
+        edge = np.hypot(px[t[:, i]] - px[t[:, j]], py[t[:, i]] - py[t[:, j]])
+        mask |= edge > 3.0 * np.maximum(hh[t[:, i]], hh[t[:, j]])
+    gx, gy = px[t].mean(axis=1), py[t].mean(axis=1)
+    mask |= gx * gx + gy * gy < 1.0
+    tri.set_mask(mask)
+    s = sp["summary"]
+    fig, axs = plt.subplots(1, 2, figsize=(10.5, 4.2))
+    phi = np.linspace(0, 2 * math.pi, 361)
+    ext = float(np.max(np.abs(np.concatenate([px, py])))) if len(px) else 8.0
+    for ax, key, title, cmap in ((axs[0], "Mach", "Mach", "viridis"), (axs[1], "T", "T / T_inf", "inferno")):
+        v = sp[key][idx]
+        lev = matplotlib.ticker.MaxNLocator(24).tick_values(float(np.min(v)), float(np.max(v)))
+        cs = ax.tricontourf(tri, v, levels=lev, cmap=cmap)
+        fig.colorbar(cs, ax=ax, shrink=0.85, label=title)
+        ax.fill(np.cos(phi), np.sin(phi), color="0.85", zorder=3)
+        ax.plot(np.cos(phi), np.sin(phi), "k-", lw=0.8, zorder=4)
+        ax.axhline(0.0, color="w", lw=0.5, ls=":", zorder=4)
+        ax.set_aspect("equal")
+        ax.set_xlim(-ext, ext)
+        ax.set_ylim(-ext, ext)
+        ax.set_xlabel("x / R")
+        ax.set_ylabel("y / R (above), -z / R (below)")
+        ax.set_title(f"{a.label}: {title}, symmetry planes z = 0 (top), y = 0 (bottom)", fontsize=8)
+    jm, jt = s["max_Mach_at_xy_over_R"], s["max_T_at_xy_over_R"]
+    axs[0].plot(*jm, "w+", ms=8, zorder=5)
+    axs[1].plot(*jt, "c+", ms=8, zorder=5)
+    fig.tight_layout()
+    fig.savefig(os.path.join(a.plots, "sphere_symmetry_plane.png"), dpi=100)
+    plt.close(fig)
 
 
 def read_history(run_dir, fq, R):
