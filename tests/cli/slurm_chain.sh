@@ -33,15 +33,19 @@ wait \$pid
 STUB
 chmod +x "$work/bin/srun"
 steps=300
+# 24 x 16 cells (16 times the base case's): ~10 ms a step, so the stub's 20 ms polling signals the job
+# near its 100th new step even on a fast -march=native build (with 6 x 4 cells 300 steps took 0.2 s and
+# the signal could arrive after the run had ended: a flaky "no restart was exercised").
+size=(--set "mesh.box.cells=[24, 16]")
 "$mpiexec" "$npflag" 2 "$solver" "$case_file" --quiet --set output.directory="$work/straight" \
-    --set time.steps=$steps || fail "uninterrupted run failed"
+    --set time.steps=$steps "${size[@]}" || fail "uninterrupted run failed"
 runs=0
 while :; do
     rm -f "$work/requeued"
     PATH="$work/bin:$PATH" SLURM_JOB_ID=4242 SLURM_RESTART_COUNT=$runs CASE="$case_file" \
         OUT="$work/chain" SOLVER="$solver" \
         SRUN="$work/bin/srun" \
-        bash "$chain" --quiet --set time.steps=$steps
+        bash "$chain" --quiet --set time.steps=$steps "${size[@]}"
     rc=$?
     runs=$((runs + 1))
     [[ "$rc" == 0 ]] || fail "chain job exited $rc"
