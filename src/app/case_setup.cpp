@@ -1,13 +1,13 @@
 #include "ugks/app/case_setup.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <type_traits>
-
-#include <unistd.h>
 
 #include "ugks/core/error.hpp"
 #include "ugks/io/config.hpp"
@@ -100,16 +100,17 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
                 cfg.check_range("time.implicit.gmres_restart", s.time.gmres_restart, 1, 1000);
                 s.time.gmres_max_iterations =
                     cfg.get_or<int>("time.implicit.gmres_max_iterations", 60);
-                cfg.check_range("time.implicit.gmres_max_iterations",
-                                s.time.gmres_max_iterations, 1, 100000);
+                cfg.check_range("time.implicit.gmres_max_iterations", s.time.gmres_max_iterations,
+                                1, 100000);
                 s.time.gmres_tolerance = cfg.get_or<double>("time.implicit.gmres_tolerance", 1e-3);
                 cfg.check_range("time.implicit.gmres_tolerance", s.time.gmres_tolerance, 1e-14,
                                 0.999);
             } else {
-                for (const char* k : {"time.implicit.gmres_restart",
-                                      "time.implicit.gmres_max_iterations",
-                                      "time.implicit.gmres_tolerance"})
-                    if (cfg.has(k)) cfg.fail(k, "applies only to time.implicit.macro_solver: gmres");
+                for (const char* k :
+                     {"time.implicit.gmres_restart", "time.implicit.gmres_max_iterations",
+                      "time.implicit.gmres_tolerance"})
+                    if (cfg.has(k))
+                        cfg.fail(k, "applies only to time.implicit.macro_solver: gmres");
             }
 #if defined(UGKS_USE_CUDA)
             // The CUDA backend relaxes a colour's cells in parallel: only the colored ordering

@@ -351,10 +351,9 @@ int run_case(const CommandLine& cl) {
         blocks.range(layout.q, first, count);
         const index_t local_vel = static_cast<index_t>(count) * blocks.block_size;
         const bool store_b = vel.dim < 3 || setup.gas.K_int > 0;
-        const MemoryEstimate mem =
-            estimate_memory(local.n_owned + local.n_ghost, local.n_owned, local.mesh.n_faces(),
-                            local_vel, blocks.block_size, mesh.dim, store_b, mesh_bytes(mesh),
-                            setup.time.implicit());
+        const MemoryEstimate mem = estimate_memory(
+            local.n_owned + local.n_ghost, local.n_owned, local.mesh.n_faces(), local_vel,
+            blocks.block_size, mesh.dim, store_b, mesh_bytes(mesh), setup.time.implicit());
         double mem_max = mem.total(), mem_sum = mem.total();
         MPI_Allreduce(MPI_IN_PLACE, &mem_max, 1, MPI_DOUBLE, MPI_MAX, world);
         MPI_Allreduce(MPI_IN_PLACE, &mem_sum, 1, MPI_DOUBLE, MPI_SUM, world);
@@ -417,8 +416,7 @@ int run_case(const CommandLine& cl) {
                 double host_node = mem.host_part();
                 MPI_Allreduce(MPI_IN_PLACE, &host_node, 1, MPI_DOUBLE, MPI_SUM, layout.comm_node);
                 MPI_Allreduce(MPI_IN_PLACE, &host_node, 1, MPI_DOUBLE, MPI_MAX, world);
-                double host_avail =
-                    mem_limit > 0 ? mem_limit : host_physical_memory();
+                double host_avail = mem_limit > 0 ? mem_limit : host_physical_memory();
                 MPI_Allreduce(MPI_IN_PLACE, &host_avail, 1, MPI_DOUBLE, MPI_MIN, world);
                 if (host_avail > 0 && host_node > host_avail)
                     UGKS_INPUT_ERROR(fmt::format(

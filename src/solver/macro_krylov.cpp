@@ -62,8 +62,8 @@ index_t block_position(const BlockCsr5& A, index_t i, index_t j) {
 
 }  // namespace
 
-void macro_fill(const Mesh& mesh, index_t no, const double* W, const double* rf,
-                const double* diag, double gamma, BlockCsr5& A) {
+void macro_fill(const Mesh& mesh, index_t no, const double* W, const double* rf, const double* diag,
+                double gamma, BlockCsr5& A) {
     std::fill(A.val.begin(), A.val.end(), 0.0);
     for (index_t i = 0; i < no; ++i) {
         double* Dii = &A.val[25 * static_cast<std::size_t>(A.diag[i])];
@@ -155,8 +155,8 @@ GmresResult gmres(index_t n, const LinearOp& apply, const LinearOp& precond, con
     std::vector<double*> V(restart + 1);
     for (int k = 0; k <= restart; ++k) V[k] = Vs[k].data();
     std::vector<double> r(N), w(N), z(N);
-    return gmres_generic(ops, b, x, V.data(), r.data(), w.data(), z.data(), restart,
-                         max_iterations, rtol);
+    return gmres_generic(ops, b, x, V.data(), r.data(), w.data(), z.data(), restart, max_iterations,
+                         rtol);
 }
 
 GmresResult macro_gmres(const Mesh& mesh, index_t no, const double* W, const double* rf,
@@ -168,9 +168,7 @@ GmresResult macro_gmres(const Mesh& mesh, index_t no, const double* W, const dou
     const auto apply = [&](const double* x, double* y) { bcsr_apply(A, x, y); };
     LinearOp pre;
     if (settings.precond_pairs > 0)
-        pre = [&](const double* z, double* y) {
-            bcsr_sgs(A, z, y, order, settings.precond_pairs);
-        };
+        pre = [&](const double* z, double* y) { bcsr_sgs(A, z, y, order, settings.precond_pairs); };
     return gmres(5 * no, apply, pre, reduce, rhs, dW, settings.restart, settings.max_iterations,
                  settings.rtol);
 }

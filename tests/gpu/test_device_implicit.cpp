@@ -132,20 +132,19 @@ TEST(DeviceImplicit, OpenSymmetryFarFieldOutflowConvergedMatchesCpu) {
 /// 12 matrix applications) keeps the two backends on the same path: with a tolerance the step
 /// count could differ by one where the round-off of the inner products (fixed-chunk sums on the
 /// device, a sequential sum on the CPU) meets the threshold.
-const std::vector<std::string> kGmres = {"time.implicit.macro_solver=gmres",
-                                         "time.implicit.gmres_tolerance=1e-14",
-                                         "time.implicit.gmres_max_iterations=12",
-                                         "time.implicit.gmres_restart=8"};
+const std::vector<std::string> kGmres = {
+    "time.implicit.macro_solver=gmres", "time.implicit.gmres_tolerance=1e-14",
+    "time.implicit.gmres_max_iterations=12", "time.implicit.gmres_restart=8"};
 TEST(DeviceImplicit, GmresClosedCavityMatchesCpu) {
     implicit_cpu_vs_device(kCavityCase, with(with(kImplicit, kGmres), {"time.steps=8"}),
                            "implicit gmres cavity", true);
 }
 TEST(DeviceImplicit, GmresClosedCavityConvergedMatchesCpu) {
-    implicit_cpu_vs_device(kCavityCase,
-                           with(with(kImplicit, kGmres),
-                                {"time.steps=400", "time.implicit.micro_sweeps=4",
-                                 "time.implicit.macro_sweeps=2"}),
-                           "implicit gmres cavity to 1e-8", true, 1e-8);
+    implicit_cpu_vs_device(
+        kCavityCase,
+        with(with(kImplicit, kGmres),
+             {"time.steps=400", "time.implicit.micro_sweeps=4", "time.implicit.macro_sweeps=2"}),
+        "implicit gmres cavity to 1e-8", true, 1e-8);
 }
 TEST(DeviceImplicit, GmresOpenSymmetryFarFieldOutflowMatchesCpu) {
     implicit_cpu_vs_device(kSymmetryCase, with(with(kImplicit, kGmres), {"time.steps=10"}),

@@ -137,10 +137,9 @@ TEST(DeviceImplicitDecomposition, CavityPhysicalRanksMatchCpu) {
 }
 // macro_solver gmres with a fixed number of Krylov steps (see test_device_implicit.cpp): inner
 // products summed over comm_x on both backends.
-const std::vector<std::string> kGmres = {"time.implicit.macro_solver=gmres",
-                                         "time.implicit.gmres_tolerance=1e-14",
-                                         "time.implicit.gmres_max_iterations=12",
-                                         "time.implicit.gmres_restart=8"};
+const std::vector<std::string> kGmres = {
+    "time.implicit.macro_solver=gmres", "time.implicit.gmres_tolerance=1e-14",
+    "time.implicit.gmres_max_iterations=12", "time.implicit.gmres_restart=8"};
 TEST(DeviceImplicitDecomposition, GmresCavityPhysicalRanksMatchCpu) {
     physical_ranks_cpu(kCavityCase, with(kImplicit, kGmres), "implicit gmres cavity");
 }

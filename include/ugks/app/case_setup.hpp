@@ -54,9 +54,9 @@ struct TimeConfig {
     /// macroscopic prediction: sgs (symmetric Gauss-Seidel sweeps) | gmres (block CSR + GMRES
     /// preconditioned by macro_sweeps block SGS pairs)
     std::string macro_solver = "sgs";
-    int gmres_restart = 30;            ///< Krylov vectors before a restart
-    int gmres_max_iterations = 60;     ///< matrix applications per iteration
-    double gmres_tolerance = 1e-3;     ///< relative residual reduction per iteration
+    int gmres_restart = 30;         ///< Krylov vectors before a restart
+    int gmres_max_iterations = 60;  ///< matrix applications per iteration
+    double gmres_tolerance = 1e-3;  ///< relative residual reduction per iteration
     bool steady() const { return mode == "steady"; }
     bool implicit() const { return steady() && steady_method == "implicit"; }
 };

@@ -62,8 +62,8 @@ BlockCsr5 macro_pattern(const Mesh& mesh, index_t no);
 /// Fill the blocks of the linearized macroscopic system (implicit_ops.hpp, macro_sgs):
 ///   diag_i dW_i + (1/(2 V_i)) sum_{f, j < no} S_f (A_j(n_f) - r_f I) dW_j = rhs_i,
 /// A_j = euler_jacobian_n(W_j, n_f) with n_f pointing out of cell i.
-void macro_fill(const Mesh& mesh, index_t no, const double* W, const double* rf,
-                const double* diag, double gamma, BlockCsr5& A);
+void macro_fill(const Mesh& mesh, index_t no, const double* W, const double* rf, const double* diag,
+                double gamma, BlockCsr5& A);
 
 /// y = A x (5 n values each).
 void bcsr_apply(const BlockCsr5& A, const double* x, double* y);
@@ -109,10 +109,10 @@ using LinearOp = std::function<void(const double* x, double* y)>;
 using Reduce = std::function<double(double local)>;
 
 struct GmresResult {
-    int iterations = 0;       ///< Krylov vectors built (matrix applications)
-    double residual0 = 0.0;   ///< ||b - A x0||
-    double residual = 0.0;    ///< ||b - A x|| at return (recomputed, not the Arnoldi estimate)
-    bool converged = false;   ///< residual <= rtol * residual0
+    int iterations = 0;      ///< Krylov vectors built (matrix applications)
+    double residual0 = 0.0;  ///< ||b - A x0||
+    double residual = 0.0;   ///< ||b - A x|| at return (recomputed, not the Arnoldi estimate)
+    bool converged = false;  ///< residual <= rtol * residual0
 };
 
 /// Restarted GMRES(restart) with right preconditioning M on any vector storage: `ops` provides
@@ -203,10 +203,10 @@ GmresResult gmres(index_t n, const LinearOp& apply, const LinearOp& precond, con
 
 /// Settings of the macroscopic Krylov solve (time.implicit.gmres_* keys, docs/usage.md).
 struct MacroKrylovSettings {
-    int restart = 30;          ///< Krylov vectors before a restart
-    int max_iterations = 60;   ///< matrix applications per macroscopic prediction
-    double rtol = 1e-3;        ///< relative residual reduction
-    int precond_pairs = 2;     ///< block SGS sweep pairs of the preconditioner (0: none)
+    int restart = 30;         ///< Krylov vectors before a restart
+    int max_iterations = 60;  ///< matrix applications per macroscopic prediction
+    double rtol = 1e-3;       ///< relative residual reduction
+    int precond_pairs = 2;    ///< block SGS sweep pairs of the preconditioner (0: none)
 };
 
 /// The macroscopic prediction by GMRES: fills A (pattern from macro_pattern(mesh, no), kept by

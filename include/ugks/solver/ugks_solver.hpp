@@ -151,12 +151,12 @@ private:
     std::vector<double> m_gh, m_gb, m_phi_h, m_phi_b, m_Fsum, m_mom;
     HaloExchange m_halo;
     // steady mode (docs/steady.md)
-    bool m_local_dt = false;       ///< time.mode: steady
-    bool m_closed = false;         ///< no far-field / inflow / outflow face anywhere
-    std::vector<double> m_dtc;     ///< per local cell: local time step dt_i
-    std::vector<double> m_dtf;     ///< per local face: face time step dt_f
-    bool m_implicit = false;       ///< time.steady_method: implicit
-    std::vector<index_t> m_order;  ///< implicit: owned cells in sweep order
+    bool m_local_dt = false;          ///< time.mode: steady
+    bool m_closed = false;            ///< no far-field / inflow / outflow face anywhere
+    std::vector<double> m_dtc;        ///< per local cell: local time step dt_i
+    std::vector<double> m_dtf;        ///< per local face: face time step dt_f
+    bool m_implicit = false;          ///< time.steady_method: implicit
+    std::vector<index_t> m_order;     ///< implicit: owned cells in sweep order
     implicit::BlockCsr5 m_macro_csr;  ///< implicit, macro_solver gmres: the macroscopic matrix
     std::vector<double> m_Rm;  ///< implicit: steady macroscopic residual rate of the step (5/cell)
     std::vector<double> m_res_h,

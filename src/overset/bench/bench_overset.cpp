@@ -8,9 +8,9 @@
 //                      [--nanoflann-leaf 10,3] [--clock wall|cpu]
 //
 // Builds with nanoflann (libnanoflann-dev; CMake defines UGKS_HAVE_NANOFLANN) add the backend
-// "nanoflann": its KDTreeSingleIndexAdaptor (L2, 3-D, one thread) on the same points and queries, one
-// row per leaf size of --nanoflann-leaf (10 = nanoflann's default, 3 = ours), with the number of
-// distances that differ from our CPU tree's.
+// "nanoflann": its KDTreeSingleIndexAdaptor (L2, 3-D, one thread) on the same points and queries,
+// one row per leaf size of --nanoflann-leaf (10 = nanoflann's default, 3 = ours), with the number
+// of distances that differ from our CPU tree's.
 //
 // Points: "uniform" in [-1,1]^3, "stretched" in [-100,100]x[-1,1]^2 (100:1); queries: an
 // independent cloud of the same distribution, min(n, max-queries) of them. Build times exclude the
@@ -21,9 +21,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <random>
 #include <sstream>
 #include <string>
@@ -60,8 +60,9 @@ std::vector<std::string> split(const std::string& s) {
     return v;
 }
 
-// --clock cpu: the process's CPU time (std::clock) instead of the wall clock, for one-thread rows on a
-// shared machine (other processes then cost this one no time; the device rows keep their own timers).
+// --clock cpu: the process's CPU time (std::clock) instead of the wall clock, for one-thread rows
+// on a shared machine (other processes then cost this one no time; the device rows keep their own
+// timers).
 bool g_cpu_clock = false;
 struct Stamp {
     std::chrono::steady_clock::time_point wall;
@@ -130,12 +131,14 @@ int main(int argc, char** argv) {
     const bool want_nf = std::count(backends.begin(), backends.end(), "nanoflann") > 0;
 #ifndef UGKS_HAVE_NANOFLANN
     if (want_nf)
-        std::fprintf(stderr, "nanoflann rows skipped: built without nanoflann (libnanoflann-dev)\n");
+        std::fprintf(stderr,
+                     "nanoflann rows skipped: built without nanoflann (libnanoflann-dev)\n");
 #endif
     if (want_gpu && !device_available()) {
         std::fprintf(stderr, "gpu rows skipped: no CUDA build or no visible device\n");
     }
-    std::printf("# host timers: %s\n", g_cpu_clock ? "process CPU time (--clock cpu)" : "wall clock");
+    std::printf("# host timers: %s\n",
+                g_cpu_clock ? "process CPU time (--clock cpu)" : "wall clock");
     std::printf("%-6s %-10s %10s %9s %14s %14s %s\n", "impl", "set", "points", "queries",
                 "build_ns/pt", "query_ns/q", "check");
     for (const std::string& set : sets) {

@@ -1075,8 +1075,8 @@ __global__ void k_kr_apply(const index_t* rp, const index_t* col, const double* 
 /// Implicit, gmres preconditioner: one block Gauss-Seidel relaxation of A x = b for the n cells
 /// of one colour (macro_krylov.hpp bcsr_sgs).
 __global__ void k_kr_sgs_relax(const index_t* rp, const index_t* col, const index_t* dg,
-                               const double* val, const double* b, double* x,
-                               const index_t* cells, index_t n) {
+                               const double* val, const double* b, double* x, const index_t* cells,
+                               index_t n) {
     const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (t >= n) return;
     const index_t i = cells[t];
@@ -2381,8 +2381,7 @@ void UgksSolverDevice::Impl::implicit_macro_gmres() {
     if (no > 0)
         UGKS_TIMED_LAUNCH((*this), "k_kr_fill", compute,
                           k_kr_fill<<<grid_for(no), kThreads, 0, compute>>>(
-                              C, d_kr_rp.data(), d_kr_col.data(), d_kr_dg.data(),
-                              d_kr_val.data()));
+                              C, d_kr_rp.data(), d_kr_col.data(), d_kr_dg.data(), d_kr_val.data()));
     struct DevOps {
         Impl* im;
         index_t N, no;
@@ -2390,8 +2389,8 @@ void UgksSolverDevice::Impl::implicit_macro_gmres() {
             const index_t nchunk = (N + kKrylovChunk - 1) / kKrylovChunk;
             double s = 0.0;
             if (nchunk > 0) {
-                k_kr_dot_part<<<grid_for(nchunk), kThreads, 0, im->compute>>>(
-                    N, u, v, im->d_kr_part.data());
+                k_kr_dot_part<<<grid_for(nchunk), kThreads, 0, im->compute>>>(N, u, v,
+                                                                              im->d_kr_part.data());
                 im->launched("k_kr_dot_part");
                 UGKS_CUDA_CHECK(cudaMemcpyAsync(im->h_kr_part.data(), im->d_kr_part.data(),
                                                 sizeof(double) * nchunk, cudaMemcpyDeviceToHost,

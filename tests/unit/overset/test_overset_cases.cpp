@@ -1,11 +1,11 @@
-// The standard overset cases of cases/overset_* (sphere in a box, airfoil with a rotating flap, store
-// separation) at a small size (coarser backgrounds, the committed body grids), assembled at every
-// step of their motion through the case files' own parsing and mesh loading. After every assembly:
-// no orphans, fringes and holes present, every receptor inside its donor cell (an independent
-// polygon test in 2D, a convex combination of the donor's nodes in 3D), weights summing to 1, a
-// linear field interpolated exactly (1e-12), every node inside a solid body inactive and every cell
-// inside a body a hole, nodes next to their own wall active and background nodes far from the
-// bodies active. The flap's full period returns the initial classification bit for bit.
+// The standard overset cases of cases/overset_* (sphere in a box, airfoil with a rotating flap,
+// store separation) at a small size (coarser backgrounds, the committed body grids), assembled at
+// every step of their motion through the case files' own parsing and mesh loading. After every
+// assembly: no orphans, fringes and holes present, every receptor inside its donor cell (an
+// independent polygon test in 2D, a convex combination of the donor's nodes in 3D), weights summing
+// to 1, a linear field interpolated exactly (1e-12), every node inside a solid body inactive and
+// every cell inside a body a hole, nodes next to their own wall active and background nodes far
+// from the bodies active. The flap's full period returns the initial classification bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,8 +47,7 @@ bool inside_edges(const std::vector<std::array<double, 4>>& edges, const double*
     bool in = false;
     for (const auto& e : edges) {
         const double x1 = e[0], y1 = e[1], x2 = e[2], y2 = e[3];
-        if ((y1 > p[1]) != (y2 > p[1]) && p[0] < (x2 - x1) * (p[1] - y1) / (y2 - y1) + x1)
-            in = !in;
+        if ((y1 > p[1]) != (y2 > p[1]) && p[0] < (x2 - x1) * (p[1] - y1) / (y2 - y1) + x1) in = !in;
     }
     return in;
 }
@@ -103,7 +102,8 @@ double linear_field(const double* x) { return 1.7 + 3.1 * x[0] - 2.3 * x[1] + 0.
 
 // Everything that must hold after each assembly; `far` = distance from all walls beyond which the
 // background must be active (the largest body-grid extent plus a background cell).
-void check_step(const CaseSystem& cs, const AssemblyCounts& cnt, double far, const std::string& at) {
+void check_step(const CaseSystem& cs, const AssemblyCounts& cnt, double far,
+                const std::string& at) {
     SCOPED_TRACE(at);
     const OversetSystem& sys = cs.sys;
     const int dim = sys.dim;
@@ -172,7 +172,8 @@ void check_step(const CaseSystem& cs, const AssemblyCounts& cnt, double far, con
         }
         for (index_t c = 0; c < m.n_cells(); ++c) {
             bool all_in = true;
-            for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1] && all_in; ++b) {
+            for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1] && all_in;
+                 ++b) {
                 bool in = false;
                 for (const Body& bd : bs)
                     if (bd.grid != static_cast<int>(gi) &&

@@ -47,8 +47,8 @@ struct MacroProblem {
         diag.resize(nc);
         rf.resize(m.n_faces());
         for (index_t i = 0; i < nc; ++i) {
-            const double rho = 1.0 + 0.2 * U(rng), u[3] = {0.2 * U(rng), 0.2 * U(rng),
-                                                          m.dim == 3 ? 0.2 * U(rng) : 0.0};
+            const double rho = 1.0 + 0.2 * U(rng),
+                         u[3] = {0.2 * U(rng), 0.2 * U(rng), m.dim == 3 ? 0.2 * U(rng) : 0.0};
             const double p = 0.5 * (1.0 + 0.2 * U(rng));
             W[5 * i] = rho;
             for (int d = 0; d < 3; ++d) W[5 * i + 1 + d] = rho * u[d];
@@ -170,8 +170,12 @@ struct Manufactured {
 Manufactured manufactured(index_t n, double dominance, unsigned seed) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> U(0.0, 1.0);
-    Manufactured M{n, std::vector<double>(n), std::vector<double>(n), std::vector<double>(n),
-                   std::vector<double>(n), 7};
+    Manufactured M{n,
+                   std::vector<double>(n),
+                   std::vector<double>(n),
+                   std::vector<double>(n),
+                   std::vector<double>(n),
+                   7};
     for (index_t i = 0; i < n; ++i) {
         M.a[i] = -1.0 - U(rng);
         M.c[i] = -0.2 * U(rng);
@@ -244,8 +248,8 @@ TEST(MacroKrylov, GmresReducesEveryInnerProduct) {
         return 2.0 * s;
     };
     std::vector<double> x1(n, 0.0), x2(n, 0.0);
-    const auto r1 =
-        implicit::gmres(n, op, {}, [](double s) { return s; }, b.data(), x1.data(), 10, 500, 1e-12);
+    const auto r1 = implicit::gmres(
+        n, op, {}, [](double s) { return s; }, b.data(), x1.data(), 10, 500, 1e-12);
     const auto r2 = implicit::gmres(n, op, {}, twice, b.data(), x2.data(), 10, 500, 1e-12);
     EXPECT_EQ(r1.iterations, r2.iterations);
     for (index_t i = 0; i < n; ++i) EXPECT_NEAR(x1[i], x2[i], 1e-12);
@@ -273,7 +277,8 @@ TEST(MacroKrylov, GmresWithBlockSgsSolvesTheMacroSystem) {
             pre = [&, pairs](const double* z, double* y) {
                 implicit::bcsr_sgs(A, z, y, order.data(), pairs);
             };
-        const auto res = implicit::gmres(n, op, pre, serial, P.rhs.data(), x.data(), 30, 3000, 1e-9);
+        const auto res =
+            implicit::gmres(n, op, pre, serial, P.rhs.data(), x.data(), 30, 3000, 1e-9);
         EXPECT_TRUE(res.converged) << pairs;
         op(x.data(), r.data());
         double worst = 0, scale = 0;
