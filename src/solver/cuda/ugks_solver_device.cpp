@@ -1796,6 +1796,7 @@ struct UgksSolverDevice::Impl {
     DeviceArray<double> d_wall_vals, d_cell_parts, d_bad, d_red;
     // block working set
     DeviceArray<double> d_gh, d_gb, d_phi_h, d_phi_b;
+    DeviceArray<double> d_gh2, d_gb2;  ///< second gradient buffer (pipelined gradient halo)
     // time.mode: steady (docs/steady.md)
     bool local_dt = false;  ///< per-cell time steps
     bool closed = false;    ///< no far-field / inflow / outflow face anywhere (mass rescale)
@@ -2081,6 +2082,15 @@ void UgksSolverDevice::Impl::setup_all() {
     if (second) {
         d_gh = alloc<double>("work:grad_h", 3 * static_cast<index_t>(B) * nc);
         if (S.store_b) d_gb = alloc<double>("work:grad_b", 3 * static_cast<index_t>(B) * nc);
+        // With halos the gradient halo of block m+1 is exchanged during block m's fluxes (sweep):
+        // a second gradient buffer. UGKS_GRAD_PIPELINE=0 keeps one buffer and the exchange on
+        // the critical path (comparison runs).
+        const char* pipe = std::getenv("UGKS_GRAD_PIPELINE");
+        const bool want_pipe = !(pipe && std::string(pipe) == "0");
+        if (want_pipe && !local.halo.neighbours.empty()) {
+            d_gh2 = alloc<double>("work:grad_h2", 3 * static_cast<index_t>(B) * nc);
+            if (S.store_b) d_gb2 = alloc<double>("work:grad_b2", 3 * static_cast<index_t>(B) * nc);
+        }
     }
     d_phi_h = alloc<double>("work:phi_h", nf * B);
     if (S.store_b) d_phi_b = alloc<double>("work:phi_b", nf * B);
@@ -2569,49 +2579,35 @@ void UgksSolverDevice::Impl::sweep(double dt) {
         hm = h + m * blk;
         bm = b ? b + m * blk : nullptr;
     };
-    if (halo && S.nblk > 0) {
-        // The distributions of every block are final (stage 2 of the last step): block 0's halo
-        // may start on the communication stream at once.
-        UGKS_CUDA_CHECK(cudaEventRecord(ev_state, compute));
-        UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_state, 0));
-        double *hm, *bm;
-        hb(0, hm, bm);
-        halo_f.start(comm, hm, bm, B, last_kernel);
-    }
-    for (int m = 0; m < S.nblk; ++m) {
-        NvtxRange block_range("velocity block");
-        double *hm, *bm;
-        hb(m, hm, bm);
-        if (halo) {
-            // Block m's halo (packed during block m-1's kernels): MPI, then H2D + unpack on the
-            // communication stream; the compute stream waits only for the unpack.
-            halo_f.finish(comm, hm, bm, B, last_kernel);
-            UGKS_CUDA_CHECK(cudaEventRecord(ev_f, comm));
-            UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_f, 0));
+    // Gradient buffer of block m: two when the gradient halo is pipelined (below), else one.
+    const bool pipelined = second && halo && d_gh2.size() > 0;
+    auto ctx_for = [&](int m) {
+        Ctx c = C;
+        if (pipelined && (m & 1)) {
+            c.gh = d_gh2.data();
+            c.gb = d_gb2.data();
         }
-        if (second && S.no > 0) {
-            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
-                UGKS_TIMED_LAUNCH((*this), "k_grad_block", compute,
-                                  k_grad_block<decltype(hb_)::value>
-                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m));
-                (void)d;
-            });
-        }
-        if (second && halo) {
-            UGKS_CUDA_CHECK(cudaEventRecord(ev_g, compute));
-            UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_g, 0));
-            halo_g.start(comm, d_gh.data(), S.store_b ? d_gb.data() : nullptr, 3 * B, last_kernel);
-        }
-        if (halo && m + 1 < S.nblk) {
-            double *hn, *bn;
-            hb(m + 1, hn, bn);
-            halo_f.start(comm, hn, bn, B, last_kernel);  // queued behind the gradient pack
-        }
-        if (second && halo) {
-            halo_g.finish(comm, d_gh.data(), S.store_b ? d_gb.data() : nullptr, 3 * B, last_kernel);
-            UGKS_CUDA_CHECK(cudaEventRecord(ev_gh, comm));
-            UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_gh, 0));
-        }
+        return c;
+    };
+    auto launch_grad = [&](int m) {
+        if (!second || S.no <= 0) return;
+        const Ctx Cm = ctx_for(m);
+        dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+            UGKS_TIMED_LAUNCH((*this), "k_grad_block", compute,
+                              k_grad_block<decltype(hb_)::value>
+                              <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m));
+            (void)d;
+        });
+    };
+    auto halo_g_call = [&](int m, bool start) {
+        const Ctx Cm = ctx_for(m);
+        if (start)
+            halo_g.start(comm, Cm.gh, S.store_b ? Cm.gb : nullptr, 3 * B, last_kernel);
+        else
+            halo_g.finish(comm, Cm.gh, S.store_b ? Cm.gb : nullptr, 3 * B, last_kernel);
+    };
+    auto launch_flux_stage1 = [&](int m) {
+        const Ctx Cm = ctx_for(m);
         if (S.nf > 0) {
             dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
                 constexpr int D = decltype(d)::value;
@@ -2620,17 +2616,17 @@ void UgksSolverDevice::Impl::sweep(double dt) {
                 if constexpr (D == 3 && !HB) {
                     if (flux_minb == 3) {
                         UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                          k_flux<D, HB, 3><<<nfu, group, 0, compute>>>(C, m, dt));
+                                          k_flux<D, HB, 3><<<nfu, group, 0, compute>>>(Cm, m, dt));
                         return;
                     }
                     if (flux_minb == 4) {
                         UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                          k_flux<D, HB, 4><<<nfu, group, 0, compute>>>(C, m, dt));
+                                          k_flux<D, HB, 4><<<nfu, group, 0, compute>>>(Cm, m, dt));
                         return;
                     }
                 }
                 UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                  k_flux<D, HB><<<nfu, group, 0, compute>>>(C, m, dt));
+                                  k_flux<D, HB><<<nfu, group, 0, compute>>>(Cm, m, dt));
             });
         }
         if (S.no > 0 && implicit) {
@@ -2638,16 +2634,94 @@ void UgksSolverDevice::Impl::sweep(double dt) {
             dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
                 UGKS_TIMED_LAUNCH((*this), "k_imp_res", compute,
                                   k_imp_res<decltype(hb_)::value>
-                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m));
+                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m));
                 (void)d;
             });
         } else if (S.no > 0) {
             dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
                 UGKS_TIMED_LAUNCH((*this), "k_stage1", compute,
                                   k_stage1<decltype(d)::value, decltype(hb_)::value>
-                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(C, m, dt));
+                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, dt));
             });
         }
+    };
+    // halo_f of block m: packed (start) behind earlier work of the communication stream; finish:
+    // MPI / NCCL, unpack, and the compute stream waits for it.
+    auto finish_f = [&](int m) {
+        double *hm, *bm;
+        hb(m, hm, bm);
+        halo_f.finish(comm, hm, bm, B, last_kernel);
+        UGKS_CUDA_CHECK(cudaEventRecord(ev_f, comm));
+        UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_f, 0));
+    };
+    auto start_f = [&](int m) {
+        double *hm, *bm;
+        hb(m, hm, bm);
+        halo_f.start(comm, hm, bm, B, last_kernel);
+    };
+    if (halo && S.nblk > 0) {
+        // The distributions of every block are final (stage 2 of the last step): block 0's halo
+        // may start on the communication stream at once.
+        UGKS_CUDA_CHECK(cudaEventRecord(ev_state, compute));
+        UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_state, 0));
+        start_f(0);
+    }
+    if (pipelined) {
+        // Second order with halos (docs/performance.md): the gradients of block m+1 are computed
+        // before the fluxes of block m, into the other of two gradient buffers, so the gradient
+        // halo of block m+1 (pack, exchange, unpack on the communication stream) runs during
+        // flux(m) + stage 1(m) + gradient(m+2), and the distribution halo of block m+2 during
+        // the same kernels. Compute stream: grad(0) | grad(1) flux(0) s1(0) | grad(2) flux(1) ...
+        // Only one exchange per halo object is outstanding at a time (start after finish).
+        if (S.nblk > 0) {
+            finish_f(0);
+            launch_grad(0);
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_g, compute));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_g, 0));
+            halo_g_call(0, true);
+            if (S.nblk > 1) start_f(1);
+        }
+        for (int m = 0; m < S.nblk; ++m) {
+            NvtxRange block_range("velocity block");
+            if (m + 1 < S.nblk) {
+                finish_f(m + 1);
+                launch_grad(m + 1);
+                UGKS_CUDA_CHECK(cudaEventRecord(ev_g, compute));
+            }
+            halo_g_call(m, false);
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_gh, comm));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_gh, 0));
+            launch_flux_stage1(m);
+            if (m + 1 < S.nblk) {
+                UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_g, 0));
+                halo_g_call(m + 1, true);
+                if (m + 2 < S.nblk) start_f(m + 2);
+            }
+            // The host returns to the next block's halos (MPI) while these kernels run.
+        }
+        allreduce_v(d_Facc, 5 * S.nf);
+        return;
+    }
+    for (int m = 0; m < S.nblk; ++m) {
+        NvtxRange block_range("velocity block");
+        if (halo) {
+            // Block m's halo (packed during block m-1's kernels): MPI, then H2D + unpack on the
+            // communication stream; the compute stream waits only for the unpack.
+            finish_f(m);
+        }
+        launch_grad(m);
+        if (second && halo) {
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_g, compute));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_g, 0));
+            halo_g_call(m, true);
+        }
+        if (halo && m + 1 < S.nblk) start_f(m + 1);  // queued behind the gradient pack
+        if (second && halo) {
+            halo_g_call(m, false);
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_gh, comm));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_gh, 0));
+        }
+        launch_flux_stage1(m);
         // The host now returns to the next block's halo (MPI) while these kernels run.
     }
     allreduce_v(d_Facc, 5 * S.nf);
