@@ -140,9 +140,10 @@ int run_overset_case(const CommandLine& cl) {
                 dsys = overset::distribute(sys, world);
             }
         });
-        log::info("  assembly on the {}", sys.backend == overset::Backend::Device
-                                              ? "CUDA device (overset.backend " + oc.backend + ")"
-                                              : "host (overset.backend " + oc.backend + ")");
+        std::string where = sys.backend == overset::Backend::Device ? "CUDA device" : "host";
+        if (size > 1) where = "host of every rank";
+        log::info("  assembly on the {} (overset.backend {}{})", where, oc.backend,
+                  size > 1 ? ", which applies to one rank only" : "");
         overset::AssemblyTimes total_t;
         nlohmann::json steps = nlohmann::json::array();
         overset::AssemblyCounts last;
