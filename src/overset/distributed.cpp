@@ -15,6 +15,7 @@
 #include "host_loop.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/overset/cell_locate.hpp"
+#include "ugks/parallel/mpi_check.hpp"
 
 namespace ugks::overset {
 
@@ -66,12 +67,12 @@ std::vector<double> alltoallv(MPI_Comm comm, const std::vector<std::vector<doubl
     const int p = static_cast<int>(send.size());
     std::vector<int> sc(p), rc(p);
     for (int r = 0; r < p; ++r) sc[r] = static_cast<int>(send[r].size());
-    MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, comm);
+    UGKS_MPI_CHECK(MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, comm));
     const std::vector<int> sd = displacements(sc), rd = displacements(rc);
     std::vector<double> sb(static_cast<std::size_t>(sd[p])), rb(static_cast<std::size_t>(rd[p]));
     for (int r = 0; r < p; ++r) std::copy(send[r].begin(), send[r].end(), sb.begin() + sd[r]);
-    MPI_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_DOUBLE, rb.data(), rc.data(), rd.data(),
-                  MPI_DOUBLE, comm);
+    UGKS_MPI_CHECK(MPI_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_DOUBLE, rb.data(), rc.data(),
+                                 rd.data(), MPI_DOUBLE, comm));
     if (recv_counts_out) *recv_counts_out = rc;
     return rb;
 }
@@ -363,11 +364,11 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
         MpiTimer t(&mpi);
         int cnt = static_cast<int>(mine.size());
         std::vector<int> counts(p);
-        MPI_Allgather(&cnt, 1, MPI_INT, counts.data(), 1, MPI_INT, ds.comm);
+        UGKS_MPI_CHECK(MPI_Allgather(&cnt, 1, MPI_INT, counts.data(), 1, MPI_INT, ds.comm));
         const std::vector<int> disp = displacements(counts);
         pts.resize(static_cast<std::size_t>(disp[p]));
-        MPI_Allgatherv(mine.data(), cnt, MPI_DOUBLE, pts.data(), counts.data(), disp.data(),
-                       MPI_DOUBLE, ds.comm);
+        UGKS_MPI_CHECK(MPI_Allgatherv(mine.data(), cnt, MPI_DOUBLE, pts.data(), counts.data(),
+                                      disp.data(), MPI_DOUBLE, ds.comm));
     }
     const index_t nw = static_cast<index_t>(pts.size() / 3);
     UGKS_REQUIRE(nw == ds.n_wall_nodes, "distributed overset: " << nw << " wall points gathered, "
@@ -410,8 +411,8 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
     ds.part_box.resize(static_cast<std::size_t>(p) * ng * 6);
     {
         MpiTimer t(&mpi);
-        MPI_Allgather(my_box.data(), ng * 6, MPI_DOUBLE, ds.part_box.data(), ng * 6, MPI_DOUBLE,
-                      ds.comm);
+        UGKS_MPI_CHECK(MPI_Allgather(my_box.data(), ng * 6, MPI_DOUBLE, ds.part_box.data(), ng * 6,
+                                     MPI_DOUBLE, ds.comm));
     }
     phase_end(tm.donor_tree_build, t0);
 
@@ -500,7 +501,7 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
         int any = 0;
         {
             MpiTimer t(&mpi);
-            MPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_LOR, ds.comm);
+            UGKS_MPI_CHECK(MPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_LOR, ds.comm));
         }
         if (!any) break;
     }
@@ -588,7 +589,7 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
     }
     long long s[10];
     t0 = Clock::now();
-    MPI_Allreduce(c, s, 10, MPI_LONG_LONG, MPI_SUM, ds.comm);
+    UGKS_MPI_CHECK(MPI_Allreduce(c, s, 10, MPI_LONG_LONG, MPI_SUM, ds.comm));
     tm.mpi += seconds_since(t0);
     // nodes and cells are global totals already (the same on every rank)
     cnt.nodes = c[0];
@@ -615,10 +616,11 @@ std::vector<T> gatherv_root(MPI_Comm comm, const std::vector<T>& mine, MPI_Datat
     MPI_Comm_size(comm, &p);
     int cnt = static_cast<int>(mine.size());
     std::vector<int> counts(p);
-    MPI_Gather(&cnt, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+    UGKS_MPI_CHECK(MPI_Gather(&cnt, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
     std::vector<int> disp = displacements(counts);
     std::vector<T> all(rank == 0 ? static_cast<std::size_t>(disp[p]) : 0);
-    MPI_Gatherv(mine.data(), cnt, type, all.data(), counts.data(), disp.data(), type, 0, comm);
+    UGKS_MPI_CHECK(
+        MPI_Gatherv(mine.data(), cnt, type, all.data(), counts.data(), disp.data(), type, 0, comm));
     return all;
 }
 
