@@ -162,7 +162,9 @@ DistributedSystem distribute(const OversetSystem& sys, MPI_Comm comm,
     ds.layer_spacing = sys.layer_spacing;
     ds.leaf_size = sys.leaf_size;
     ds.wall_layer = std::numeric_limits<int>::max();
+    std::vector<index_t> wall_offset;  // index of each grid's first wall node in the serial list
     for (const OversetGrid& g : sys.grids) {
+        wall_offset.push_back(ds.n_wall_nodes);
         ds.n_wall_nodes += static_cast<index_t>(g.wall_nodes.size());
         if (!g.wall_nodes.empty()) ds.wall_layer = std::min(ds.wall_layer, g.layer);
     }
@@ -235,8 +237,12 @@ DistributedSystem distribute(const OversetSystem& sys, MPI_Comm comm,
         }
         for (const index_t v : g.boundary_nodes)
             if (g2l[v] >= 0) L.boundary_nodes.push_back(g2l[v]);
-        for (const index_t v : g.wall_nodes)
-            if (g2l[v] >= 0 && L.node_owned[g2l[v]]) L.owned_wall_nodes.push_back(g2l[v]);
+        for (std::size_t k = 0; k < g.wall_nodes.size(); ++k) {
+            const index_t v = g.wall_nodes[k];
+            if (g2l[v] < 0 || !L.node_owned[g2l[v]]) continue;
+            L.owned_wall_nodes.push_back(g2l[v]);
+            L.owned_wall_index.push_back(wall_offset[gi] + static_cast<index_t>(k));
+        }
         ds.grids.push_back(std::move(L));
     }
     return ds;
@@ -351,28 +357,38 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
     }
     phase_end(tm.motion, t0);
 
-    // Wall distance: every rank gets all wall points (each from its owner rank) and queries its
-    // nodes exactly (the distance to the nearest wall point does not depend on the points' order
-    // or on the serial advancing front, which only prunes).
+    // Wall distance: every rank gets all wall points (each from its owner rank, placed in the
+    // serial order: grid by grid, wall nodes ascending, so the tree is the serial one) and queries
+    // its nodes exactly (the distance to the nearest wall point is the serial value: the serial
+    // advancing front only prunes).
     t0 = Clock::now();
     std::vector<double> mine;
     for (const LocalGrid& g : ds.grids)
-        for (const index_t i : g.owned_wall_nodes)
-            mine.insert(mine.end(), {g.xyz[i * 3], g.xyz[i * 3 + 1], g.xyz[i * 3 + 2]});
-    std::vector<double> pts;
+        for (std::size_t k = 0; k < g.owned_wall_nodes.size(); ++k) {
+            const index_t i = g.owned_wall_nodes[k];
+            mine.insert(mine.end(), {static_cast<double>(g.owned_wall_index[k]), g.xyz[i * 3],
+                                     g.xyz[i * 3 + 1], g.xyz[i * 3 + 2]});
+        }
+    std::vector<double> got, pts;
     {
         MpiTimer t(&mpi);
         int cnt = static_cast<int>(mine.size());
         std::vector<int> counts(p);
         UGKS_MPI_CHECK(MPI_Allgather(&cnt, 1, MPI_INT, counts.data(), 1, MPI_INT, ds.comm));
         const std::vector<int> disp = displacements(counts);
-        pts.resize(static_cast<std::size_t>(disp[p]));
-        UGKS_MPI_CHECK(MPI_Allgatherv(mine.data(), cnt, MPI_DOUBLE, pts.data(), counts.data(),
+        got.resize(static_cast<std::size_t>(disp[p]));
+        UGKS_MPI_CHECK(MPI_Allgatherv(mine.data(), cnt, MPI_DOUBLE, got.data(), counts.data(),
                                       disp.data(), MPI_DOUBLE, ds.comm));
     }
-    const index_t nw = static_cast<index_t>(pts.size() / 3);
+    const index_t nw = static_cast<index_t>(got.size() / 4);
     UGKS_REQUIRE(nw == ds.n_wall_nodes, "distributed overset: " << nw << " wall points gathered, "
                                                                 << ds.n_wall_nodes << " expected");
+    pts.resize(static_cast<std::size_t>(nw) * 3);
+    for (index_t k = 0; k < nw; ++k) {
+        const index_t j = static_cast<index_t>(got[k * 4]);
+        UGKS_REQUIRE(j >= 0 && j < nw, "distributed overset: wall point index " << j);
+        for (int a = 0; a < 3; ++a) pts[j * 3 + a] = got[k * 4 + 1 + a];
+    }
     const KdTree wall_tree = build_kdtree(pts.data(), nw, 3, ds.leaf_size);
     phase_end(tm.wall_tree_build, t0);
     t0 = Clock::now();

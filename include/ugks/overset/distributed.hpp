@@ -32,6 +32,8 @@ struct LocalGrid {
     std::vector<index_t> node_cell_offsets, node_cells;  ///< local node -> local cells
     std::vector<index_t> boundary_nodes;                 ///< local nodes on the grid's boundary
     std::vector<index_t> owned_wall_nodes;               ///< local wall nodes this rank owns
+    /// their positions in the serial list of all grids' wall nodes (grid order, ascending)
+    std::vector<index_t> owned_wall_index;
     bool has_walls = false;
     int layer = 0;
     Motion motion;
