@@ -14,6 +14,7 @@
 #include "ugks/core/version.hpp"
 #include "ugks/io/config.hpp"
 #include "ugks/io/reports.hpp"
+#include "ugks/overset/distributed.hpp"
 #include "ugks/overset/overset.hpp"
 #include "ugks/parallel/layout.hpp"
 
@@ -54,7 +55,7 @@ nlohmann::json times_json(const overset::AssemblyTimes& t) {
             {"classification", t.classification},
             {"donor_stencils", t.donor_stencils},
             {"transfers", t.transfers},
-            {"mpi", 0.0},
+            {"mpi", t.mpi},
             {"assembly_total", t.total()}};
 }
 
@@ -111,63 +112,85 @@ int run_overset_case(const CommandLine& cl) {
                       meshes[i].n_cells(), fmt::join(oc.grids[i].walls, ", "),
                       motion_name(oc.grids[i].motion));
         if (size > 1)
-            log::info("  (assembly on rank 0; distribution over ranks is not implemented yet)");
+            log::info(
+                "  assembly distributed over {} ranks (cells split by coordinate bisection; "
+                "host backend on every rank)",
+                size);
         if (cl.check) {
             log::info("check: case and meshes are valid; nothing written");
             MPI_Barrier(world);
             return kExitSuccess;
         }
 
+        const std::string dir = oc.output_directory;
         run_collective(world, [&] {
             if (rank != 0) return;
-            const std::string dir = oc.output_directory;
             std::error_code ec;
             std::filesystem::create_directories(dir, ec);
             if (ec) UGKS_INPUT_ERROR("output.directory: cannot create '" << dir << "'");
-            overset::OversetSystem sys = overset::make_system(oc, std::move(meshes));
-            log::info("  assembly on the {}",
-                      sys.backend == overset::Backend::Device
-                          ? "CUDA device (overset.backend " + oc.backend + ")"
-                          : "host (overset.backend " + oc.backend + ")");
-            overset::AssemblyTimes total_t;
-            nlohmann::json steps = nlohmann::json::array();
-            overset::AssemblyCounts last;
-            index_t max_orphans = 0;
-            double io_s = 0;
-            std::vector<std::string> written;
-            for (long s = 0; s <= oc.steps; ++s) {
-                const double t = static_cast<double>(s) * oc.dt;
-                overset::AssemblyTimes tm;
-                last = overset::assemble(sys, t, &tm);
-                max_orphans = std::max(max_orphans, last.orphans);
-                const bool out =
-                    s == oc.steps || (oc.output_every > 0 && s % oc.output_every == 0) || s == 0;
-                if (out) {
-                    const auto t0 = std::chrono::steady_clock::now();
-                    written.push_back(
-                        overset::write_overset_step(dir, s, t, sys, cfg.resolved_yaml()));
-                    io_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                                .count();
-                }
-                total_t.motion += tm.motion;
-                total_t.wall_tree_build += tm.wall_tree_build;
-                total_t.wall_query += tm.wall_query;
-                total_t.donor_tree_build += tm.donor_tree_build;
-                total_t.donor_query += tm.donor_query;
-                total_t.classification += tm.classification;
-                total_t.donor_stencils += tm.donor_stencils;
-                total_t.transfers += tm.transfers;
-                nlohmann::json js = counts_json(last);
-                js["step"] = s;
-                js["time"] = t;
-                js["assembly_seconds"] = tm.total();
-                steps.push_back(js);
-                log::info(
-                    "step {:>6}  t {:<10.4g} active {} fringe {} hole cells {}  receptors "
-                    "{}  orphans {}  {:.3f} s",
-                    s, t, last.active_cells, last.fringe_cells, last.hole_cells, last.receptors,
-                    last.orphans, tm.total());
+        });
+        // Every rank holds the whole system (the meshes are read on every rank); with more than
+        // one rank each assembles its part (distributed.hpp) and rank 0 gathers the output steps.
+        overset::OversetSystem sys;
+        overset::DistributedSystem dsys;
+        run_collective(world, [&] {
+            sys = overset::make_system(oc, std::move(meshes));
+            if (size > 1) {
+                sys.backend = overset::Backend::Host;
+                dsys = overset::distribute(sys, world);
             }
+        });
+        std::string where = sys.backend == overset::Backend::Device ? "CUDA device" : "host";
+        if (size > 1) where = "host of every rank";
+        log::info("  assembly on the {} (overset.backend {}{})", where, oc.backend,
+                  size > 1 ? ", which applies to one rank only" : "");
+        overset::AssemblyTimes total_t;
+        nlohmann::json steps = nlohmann::json::array();
+        overset::AssemblyCounts last;
+        index_t max_orphans = 0;
+        double io_s = 0;
+        std::vector<std::string> written;
+        for (long s = 0; s <= oc.steps; ++s) {
+            const double t = static_cast<double>(s) * oc.dt;
+            overset::AssemblyTimes tm;
+            last = size > 1 ? overset::assemble_distributed(dsys, t, &tm)
+                            : overset::assemble(sys, t, &tm);
+            max_orphans = std::max(max_orphans, last.orphans);
+            const bool out =
+                s == oc.steps || (oc.output_every > 0 && s % oc.output_every == 0) || s == 0;
+            if (out) {
+                if (size > 1) overset::gather_state(dsys, sys, &tm.mpi);
+                const auto t0 = std::chrono::steady_clock::now();
+                run_collective(world, [&] {
+                    if (rank == 0)
+                        written.push_back(
+                            overset::write_overset_step(dir, s, t, sys, cfg.resolved_yaml()));
+                });
+                io_s +=
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            }
+            total_t.motion += tm.motion;
+            total_t.wall_tree_build += tm.wall_tree_build;
+            total_t.wall_query += tm.wall_query;
+            total_t.donor_tree_build += tm.donor_tree_build;
+            total_t.donor_query += tm.donor_query;
+            total_t.classification += tm.classification;
+            total_t.donor_stencils += tm.donor_stencils;
+            total_t.transfers += tm.transfers;
+            total_t.mpi += tm.mpi;
+            nlohmann::json js = counts_json(last);
+            js["step"] = s;
+            js["time"] = t;
+            js["assembly_seconds"] = tm.total();
+            steps.push_back(js);
+            log::info(
+                "step {:>6}  t {:<10.4g} active {} fringe {} hole cells {}  receptors "
+                "{}  orphans {}  {:.3f} s",
+                s, t, last.active_cells, last.fringe_cells, last.hole_cells, last.receptors,
+                last.orphans, tm.total());
+        }
+        run_collective(world, [&] {
+            if (rank != 0) return;
             nlohmann::json orphans = nlohmann::json::array();
             for (std::size_t gi = 0; gi < sys.grids.size(); ++gi) {
                 const auto& g = sys.grids[gi];

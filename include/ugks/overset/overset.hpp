@@ -117,9 +117,10 @@ struct AssemblyTimes {
     double motion = 0, wall_tree_build = 0, wall_query = 0, donor_tree_build = 0, donor_query = 0,
            classification = 0, donor_stencils = 0;
     double transfers = 0;  ///< device backend: uploads of the reference grids, results to the host
+    double mpi = 0;        ///< distributed assembly (distributed.hpp): time in MPI calls
     double total() const {
         return motion + wall_tree_build + wall_query + donor_tree_build + donor_query +
-               classification + donor_stencils + transfers;
+               classification + donor_stencils + transfers + mpi;
     }
 };
 
