@@ -482,6 +482,19 @@ __device__ inline double limiter_psi(const Ctx& C, index_t s0, index_t s1, doubl
     return psi;
 }
 
+/// (owned cell, velocity) of a flat index k = B i + v, in 32-bit arithmetic when k fits (a 64-bit
+/// division costs several times more instructions).
+__device__ inline void split_cell_vel(index_t k, int B, index_t& i, int& v) {
+    if (k <= 0x7fffffff) {
+        const unsigned kk = static_cast<unsigned>(k), q = kk / static_cast<unsigned>(B);
+        i = static_cast<index_t>(q);
+        v = static_cast<int>(kk - q * static_cast<unsigned>(B));
+    } else {
+        i = k / B;
+        v = static_cast<int>(k % B);
+    }
+}
+
 /// (K dh)^3 of the Venkatakrishnan limiter per owned cell (static: depends on the volume only).
 __global__ void k_kd3(Ctx C, double* kd3) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
@@ -497,8 +510,9 @@ __global__ void k_grad_block(Ctx C, int m) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
     if (k >= C.no * B) return;
-    const index_t i = k / B;
-    const int v = static_cast<int>(k % B);
+    index_t i;
+    int v;
+    split_cell_vel(k, B, i, v);
     const double* fh = C.h + static_cast<index_t>(m) * C.nc * B;
     const double* fb = HB ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
     const index_t s0 = C.lsq_off[i], s1 = C.lsq_off[i + 1];
@@ -722,6 +736,202 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double d
         for (int e = 0; e < 5; ++e) C.Facc[5 * f + e] += tot[e];
 }
 
+/// k_flux with FPG consecutive faces per thread group (B <= group size: one velocity per thread).
+/// The velocity data of the thread (u, weight, table indices) are loaded once for the FPG faces,
+/// the faces' coefficients are staged in shared memory behind one barrier, and each face's moments
+/// are reduced by the same warp-shuffle tree as warp_group_reduce, the warps then summed in order
+/// by one thread per face after a single barrier: the same operations in the same order as k_flux,
+/// so the results are bit-identical (docs/decisions.md).
+template <int D, bool HB, int MINB, int FPG>
+__global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, double dt) {
+    constexpr int kFcWords = sizeof(phys::FaceCoeffs) / sizeof(double);
+    constexpr int kW = kMaxGroup / 32;
+    __shared__ double s_part[FPG * 5 * kW];
+    __shared__ double s_fc[FPG * kFcWords];
+    const index_t f0 = static_cast<index_t>(blockIdx.x) * FPG;
+    const int B = C.B;
+    const int nface = static_cast<int>(C.nf - f0 < FPG ? C.nf - f0 : FPG);
+    for (int t = threadIdx.x; t < nface * kFcWords; t += blockDim.x) {
+        const int ff = t / kFcWords, wd = t - ff * kFcWords;
+        const int kd = C.kind[f0 + ff];
+        if (kd != kDiffuseWall && kd != kSymmetry)
+            s_fc[t] = reinterpret_cast<const double*>(&C.fc[f0 + ff])[wd];
+    }
+    const int v = threadIdx.x;
+    const bool active = v < B;
+    const index_t s = static_cast<index_t>(m) * B + (active ? v : 0);
+    double u[3];
+    load_u<D>(C, s, u);
+    const double w = C.w[s];
+    int ix[3] = {-1, 0, 0};
+    if (C.tensor) {
+        ix[0] = C.slot_idx[3 * s];
+        if (D > 1) ix[1] = C.slot_idx[3 * s + 1];
+        if (D > 2) ix[2] = C.slot_idx[3 * s + 2];
+    }
+    double u2 = 0.0;
+#pragma unroll
+    for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
+    const bool second = C.order >= 2;
+    const double* h = C.h + static_cast<index_t>(m) * C.nc * B;
+    const double* b = HB ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    __syncthreads();
+    for (int ff = 0; ff < nface; ++ff) {
+        const index_t f = f0 + ff;
+        const int kind = C.kind[f];
+        const bool kinetic_bc = kind == kDiffuseWall || kind == kSymmetry;
+        const index_t L = C.owner[f], R = C.neigh[f];
+        const double n0 = C.normal[3 * f], n1 = C.normal[3 * f + 1], n2 = C.normal[3 * f + 2];
+        double acc[5] = {0, 0, 0, 0, 0};
+        if (active) {
+            double un = u[0] * n0;
+            if (D > 1) un += u[1] * n1;
+            if (D > 2) un += u[2] * n2;
+            if (kinetic_bc) {
+                const bool wall = kind == kDiffuseWall;
+                const BcDev& bc = C.bcs[C.bc[f]];
+                const double lw = wall ? 1.0 / bc.T : 1.0;
+                const double norm = pow(lw / kPi, 0.5 * C.gas.D);
+                const double rw = C.rho_wall[f];
+                const index_t row = wall ? -1 : C.sym_index[f];
+                const double dtw = C.local_dt ? C.dtf[f] : dt;
+                double hf, bf = 0.0;
+                if (un > 0) {
+                    hf = h[B * L + v];
+                    if (HB) bf = b[B * L + v];
+                } else if (wall) {
+                    double c2 = 0.0;
+                    for (int d = 0; d < 3; ++d) c2 += (u[d] - bc.U[d]) * (u[d] - bc.U[d]);
+                    hf = rw * norm * exp(-lw * c2);
+                    bf = 0.5 * C.gas.K / lw * hf;
+                } else {
+                    const index_t sm = C.mirror[bc.axis * C.ns + s];
+                    hf = sm >= 0 ? C.sym_h[row * C.ns + sm] : 0.0;
+                    if (HB) bf = sm >= 0 ? C.sym_b[row * C.ns + sm] : 0.0;
+                }
+                const double ph = dtw * un * hf, pb = dtw * un * bf;
+                C.phi_h[f * B + v] = ph;
+                if (HB) C.phi_b[f * B + v] = pb;
+                const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+                acc[0] += w * ph;
+                acc[1] += w * u[0] * ph;
+                acc[2] += w * u[1] * ph;
+                acc[3] += w * u[2] * ph;
+                acc[4] += w * 0.5 * (uu * ph + pb);
+            } else {
+                const phys::FaceCoeffs& fc =
+                    *reinterpret_cast<const phys::FaceCoeffs*>(&s_fc[ff * kFcWords]);
+                const phys::Prim& p0 = fc.p0;
+                const bool ghost_maxwellian = kind == kGhostMaxwellian;
+                const double lam = p0.lambda;
+                const double xi4 = HB ? C.gas.K * (C.gas.K + 2.0) / (4.0 * lam * lam) : 0.0;
+                double hf = 0.0, bf = 0.0;
+                double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
+                const index_t c = un > 0 ? L : (R >= 0 ? R : -1);
+                if (c >= 0) {
+                    const double* dxc = c == L ? &C.dxL[3 * f] : &C.dxR[3 * f];
+                    hf = h[B * c + v];
+                    if (HB) bf = b[B * c + v];
+                    if (second) {
+#pragma unroll
+                        for (int d = 0; d < 3; ++d) {
+                            ghf[d] = C.gh[3 * B * c + d * B + v];
+                            if (HB) gbf[d] = C.gb[3 * B * c + d * B + v];
+                            hf += ghf[d] * dxc[d];
+                            if (HB) bf += gbf[d] * dxc[d];
+                        }
+                    }
+                } else if (ghost_maxwellian) {
+                    const BcDev& bc = C.bcs[C.bc[f]];
+                    phys::Prim pg;
+                    pg.rho = bc.rho;
+                    for (int d = 0; d < 3; ++d) pg.U[d] = bc.U[d];
+                    pg.lambda = 1.0 / bc.T;
+                    double Hg, Bm;
+                    phys::maxwellian(pg, C.gas, u, Hg, Bm);
+                    hf = Hg;
+                    bf = Bm;
+                } else {
+                    hf = h[B * L + v];
+                    if (HB) bf = b[B * L + v];
+                }
+                // phys::micro_flux_H (maxwellian_at_t with the table indices loaded above)
+                double H0;
+                if (!C.tensor) {
+                    const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
+                    double c2 = 0.0;
+#pragma unroll
+                    for (int d = 0; d < D; ++d) c2 += (u[d] - p0.U[d]) * (u[d] - p0.U[d]);
+                    H0 = p0.rho * norm0 * exp(-p0.lambda * c2);
+                } else if (ix[0] < 0) {
+                    H0 = 0.0;
+                } else {
+                    const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
+                    const double* fE = &C.faceE[f * C.ntab];
+                    H0 = p0.rho * norm0 * fE[ix[0]];
+                    if (D > 1) H0 *= fE[ix[1]];
+                    if (D > 2) H0 *= fE[ix[2]];
+                }
+                double hplus, bplus, c2, Hp, B0, Bp;
+                shakhov_H_t<D, HB>(p0, fc.qf, C.gas, u, H0, hplus, bplus, c2, Hp, B0, Bp);
+                const phys::Slope* a = un > 0.0 ? fc.aL : fc.aR;
+                double sh = 0.0, sb = 0.0;
+#pragma unroll
+                for (int j = 0; j < D; ++j) {
+                    double poly = a[j].a0 + 0.5 * a[j].aE * u2;
+#pragma unroll
+                    for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
+                    if (HB) {
+                        sh += u[j] * (poly * H0 + 0.5 * a[j].aE * B0);
+                        sb += u[j] * (poly * B0 + 0.5 * a[j].aE * xi4 * H0);
+                    } else {
+                        sh += u[j] * (poly * H0);
+                    }
+                }
+                const phys::Slope& A = fc.A;
+                double polyA = A.a0 + 0.5 * A.aE * u2;
+#pragma unroll
+                for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];
+                const double ah = HB ? polyA * H0 + 0.5 * A.aE * B0 : polyA * H0;
+                double ugh = u[0] * ghf[0], ugb = u[0] * gbf[0];
+                if (D > 1) ugh += u[1] * ghf[1], ugb += u[1] * gbf[1];
+                if (D > 2) ugh += u[2] * ghf[2], ugb += u[2] * gbf[2];
+                const phys::TimeCoeffs& tc = fc.tc;
+                const double fmh = un * (tc.q4 * hf - tc.q5 * ugh);
+                const double ph = un * (tc.q1 * (H0 + Hp) + tc.q2 * sh + tc.q3 * ah) + fmh;
+                C.phi_h[f * B + v] = ph;
+                double fmb = 0.0;
+                if (HB) {
+                    const double ab = polyA * B0 + 0.5 * A.aE * xi4 * H0;
+                    fmb = un * (tc.q4 * bf - tc.q5 * ugb);
+                    C.phi_b[f * B + v] = un * (tc.q1 * (B0 + Bp) + tc.q2 * sb + tc.q3 * ab) + fmb;
+                }
+                acc[0] += w * fmh;
+                acc[1] += w * u[0] * fmh;
+                if (D > 1) acc[2] += w * u[1] * fmh;
+                if (D > 2) acc[3] += w * u[2] * fmh;
+                acc[4] += HB ? w * 0.5 * (u2 * fmh + fmb) : w * 0.5 * (u2 * fmh);
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < 5; ++e)
+            for (int off = 16; off > 0; off >>= 1)
+                acc[e] += __shfl_down_sync(0xffffffffu, acc[e], off);
+        if (lane == 0)
+#pragma unroll
+            for (int e = 0; e < 5; ++e) s_part[(ff * 5 + e) * kW + warp] = acc[e];
+    }
+    __syncthreads();
+    const int nw = blockDim.x >> 5;
+    for (int t = threadIdx.x; t < nface * 5; t += blockDim.x) {
+        const int ff = t / 5, e = t - 5 * ff;
+        double sum = s_part[(ff * 5 + e) * kW];
+        for (int k = 1; k < nw; ++k) sum += s_part[(ff * 5 + e) * kW + k];
+        C.Facc[5 * (f0 + ff) + e] += sum;
+    }
+}
+
 /// Stage 1 (section 6.3) of block m, in place, per (owned cell, velocity); signed face areas from
 /// the per-cell-face list.
 template <int D, bool HB>
@@ -729,8 +939,9 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
     if (k >= C.no * B) return;
-    const index_t i = k / B;
-    const int v = static_cast<int>(k % B);
+    index_t i;
+    int v;
+    split_cell_vel(k, B, i, v);
     double rh = 0.0, rb = 0.0;
     for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
         const index_t f = C.cf[kk];
@@ -907,8 +1118,9 @@ __global__ void k_imp_res(Ctx C, int m) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
     if (k >= C.no * B) return;
-    const index_t i = k / B;
-    const int v = static_cast<int>(k % B);
+    index_t i;
+    int v;
+    split_cell_vel(k, B, i, v);
     double rh = 0.0, rb = 0.0;
     for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
         const index_t f = C.cf[kk];
@@ -1819,6 +2031,8 @@ struct UgksSolverDevice::Impl {
     /// __launch_bounds__ variant of the monatomic 3D k_flux (1, 3, 4; UGKS_FLUX_MINB overrides):
     /// 4 = at most 64 registers, 1.36x faster steps on the 80^3 x 21^3 cavity (docs/performance.md)
     int flux_minb = 4;
+    int flux_fpg =
+        8;  ///< faces per thread group of the flux kernel (1: k_flux, one face per group)
     NcclComm nccl_x = nullptr, nccl_v = nullptr;  ///< nccl: over comm_x (halos), comm_v (sums)
     EventTimers et;
     cudaStream_t compute = nullptr, comm = nullptr;
@@ -1924,6 +2138,7 @@ void UgksSolverDevice::Impl::setup_all() {
     UGKS_CUDA_CHECK(cudaStreamCreateWithPriority(&comm, cudaStreamDefault, prio_hi));
     halo_mode = resolve_halo(setup.parallel.halo, layout.world);
     if (const char* e = std::getenv("UGKS_FLUX_MINB")) flux_minb = std::atoi(e);
+    if (const char* e = std::getenv("UGKS_FLUX_FPG")) flux_fpg = std::atoi(e);
     log::info("parallel.halo: {} (requested {})", halo_name(halo_mode), setup.parallel.halo);
 #if defined(UGKS_HAVE_NCCL)
     if (halo_mode == HaloMode::nccl) {
@@ -2613,6 +2828,37 @@ void UgksSolverDevice::Impl::sweep(double dt) {
                 constexpr int D = decltype(d)::value;
                 constexpr bool HB = decltype(hb_)::value;
                 const unsigned nfu = static_cast<unsigned>(S.nf);
+                if (flux_fpg > 1 && B <= group) {
+                    // several faces per thread group (k_flux_mf; UGKS_FLUX_FPG=1: k_flux)
+                    auto nb = [&](int fpg) {
+                        return static_cast<unsigned>((S.nf + fpg - 1) / fpg);
+                    };
+                    if constexpr (D == 3 && !HB) {
+                        if (flux_minb == 4) {
+                            if (flux_fpg == 2)
+                                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                                  k_flux_mf<D, HB, 4, 2>
+                                                  <<<nb(2), group, 0, compute>>>(Cm, m, dt));
+                            else if (flux_fpg == 8)
+                                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                                  k_flux_mf<D, HB, 4, 8>
+                                                  <<<nb(8), group, 0, compute>>>(Cm, m, dt));
+                            else if (flux_fpg == 16)
+                                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                                  k_flux_mf<D, HB, 4, 16>
+                                                  <<<nb(16), group, 0, compute>>>(Cm, m, dt));
+                            else
+                                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                                  k_flux_mf<D, HB, 4, 4>
+                                                  <<<nb(4), group, 0, compute>>>(Cm, m, dt));
+                            return;
+                        }
+                    }
+                    UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                      k_flux_mf<D, HB, 1, 4>
+                                      <<<nb(4), group, 0, compute>>>(Cm, m, dt));
+                    return;
+                }
                 if constexpr (D == 3 && !HB) {
                     if (flux_minb == 3) {
                         UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
