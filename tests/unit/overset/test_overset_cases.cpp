@@ -371,8 +371,11 @@ TEST(OversetCases, StoreSeparationEveryStep) {
 }
 
 // docs/overset.md, "What a case must respect": the flap grid made to reach 0.25 from its wall
-// (tests/unit/overset/data/flap_reach025.msh: cases/overset_airfoil_flap/airfoil_ogrid.geo with
-// ext 0.25 instead of 0.1) reaches into the main element's trailing edge. Without the explicit hole
+// (tests/unit/overset/data/flap_reach025.msh: the flap of scripts/make_overset_meshes.sh with ext
+// 0.25 instead of 0.1, i.e. in cases/overset_airfoil_flap `gmsh -2 -format msh41 airfoil_ogrid.geo
+// -setnumber chord 0.35 -setnumber x_le 1.15 -setnumber y_le -0.04 -setnumber aoa 5 -setnumber ext
+// 0.25 -setnumber n_s 40 -setnumber n_r 16 -setnumber grow 1.12`) reaches into the main element's
+// trailing edge. Without the explicit hole
 // cut flap nodes inside the main element stay active and main-grid receptors orphan; with it, every
 // step of the flap's period passes every check (no orphans, every node inside a body inactive).
 TEST(OversetCases, FlapReachingIntoTheMainElementIsCutExplicitly) {
