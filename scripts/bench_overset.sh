@@ -13,7 +13,7 @@
 # peers, DUMP (folder for the point sets, /tmp/ugks_bench_overset). On a shared machine add
 # `-- --clock cpu` (process CPU time for the host rows, with OMP_NUM_THREADS=1). The CUDA binary's own host rows
 # (--backends cpu,gpu) are serial (no OpenMP in CUDA builds) and check the device distances bit for bit
-# against the host tree.
+# against the host tree (distances and nearest indices): GPU_BACKENDS=cpu,gpu runs them.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cpu=${1:-$here/build/ugks_bench_overset}
@@ -32,7 +32,7 @@ if [ -x "$cpu" ]; then
 fi
 if [ -x "$gpu" ]; then
   echo "## CUDA build: $gpu (device rows; brute force, serial host, on the small sizes)"
-  "$gpu" --sizes "$sizes" --sets "$sets" --backends gpu --brute-max "${BRUTE_MAX:-1e5}" \
+  "$gpu" --sizes "$sizes" --sets "$sets" --backends "${GPU_BACKENDS:-gpu}" --brute-max "${BRUTE_MAX:-1e5}" \
     --dump "$dump" "$@"
 fi
 if [ "${PEERS:-1}" = 1 ] && ls "$dump"/p_*.bin >/dev/null 2>&1; then

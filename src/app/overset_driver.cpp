@@ -43,7 +43,8 @@ nlohmann::json counts_json(const overset::AssemblyCounts& c) {
             {"hole_cells", c.hole_cells},
             {"receptors", c.receptors},
             {"orphans", c.orphans},
-            {"islands_removed", c.islands_removed}};
+            {"islands_removed", c.islands_removed},
+            {"hole_cut", c.hole_cut}};
 }
 
 nlohmann::json times_json(const overset::AssemblyTimes& t) {
@@ -52,6 +53,7 @@ nlohmann::json times_json(const overset::AssemblyTimes& t) {
             {"wall_query", t.wall_query},
             {"donor_tree_build", t.donor_tree_build},
             {"donor_query", t.donor_query},
+            {"hole_cut", t.hole_cut},
             {"classification", t.classification},
             {"donor_stencils", t.donor_stencils},
             {"transfers", t.transfers},
@@ -174,6 +176,7 @@ int run_overset_case(const CommandLine& cl) {
             total_t.wall_query += tm.wall_query;
             total_t.donor_tree_build += tm.donor_tree_build;
             total_t.donor_query += tm.donor_query;
+            total_t.hole_cut += tm.hole_cut;
             total_t.classification += tm.classification;
             total_t.donor_stencils += tm.donor_stencils;
             total_t.transfers += tm.transfers;

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -38,6 +39,106 @@ GridView grid_view(const OversetGrid& g, int dim) {
     v.tree = view(g.donor_tree);
     return v;
 }
+
+// ---- wall surfaces (explicit hole cut) ----------------------------------------------------------
+
+WallSurface make_wall_surface(int dim, index_t n_nodes, std::vector<index_t> face) {
+    WallSurface s;
+    s.dim = dim;
+    s.face = std::move(face);
+    const index_t nf = s.n_faces();
+    const int nv = dim == 2 ? 2 : 3;
+    s.adj.assign(static_cast<std::size_t>(nf) * 3, -1);
+    s.node_face_offsets.assign(static_cast<std::size_t>(n_nodes) + 1, 0);
+    for (index_t f = 0; f < nf; ++f)
+        for (int v = 0; v < nv; ++v) ++s.node_face_offsets[s.face[3 * f + v] + 1];
+    for (index_t i = 0; i < n_nodes; ++i) s.node_face_offsets[i + 1] += s.node_face_offsets[i];
+    s.node_faces.resize(static_cast<std::size_t>(s.node_face_offsets[n_nodes]));
+    std::vector<index_t> fill(s.node_face_offsets.begin(), s.node_face_offsets.end() - 1);
+    for (index_t f = 0; f < nf; ++f)
+        for (int v = 0; v < nv; ++v) s.node_faces[fill[s.face[3 * f + v]]++] = f;
+    // Closed: 2D, every wall node starts one segment and ends one; 3D, every directed edge (u, v)
+    // appears once and its reverse (v, u) once (a consistently oriented 2-manifold).
+    s.closed = nf > 0;
+    if (dim == 2) {
+        std::vector<int> starts(static_cast<std::size_t>(n_nodes), 0),
+            ends(static_cast<std::size_t>(n_nodes), 0);
+        for (index_t f = 0; f < nf; ++f) {
+            ++starts[s.face[3 * f]];
+            ++ends[s.face[3 * f + 1]];
+        }
+        for (index_t i = 0; i < n_nodes; ++i)
+            if (starts[i] != ends[i] || starts[i] > 1) s.closed = false;
+    } else {
+        std::map<std::pair<index_t, index_t>, std::vector<std::pair<index_t, int>>> edges;
+        for (index_t f = 0; f < nf; ++f)
+            for (int e = 0; e < 3; ++e)
+                edges[{s.face[3 * f + e], s.face[3 * f + (e + 1) % 3]}].push_back({f, e});
+        for (const auto& [uv, fe] : edges) {
+            const auto r = edges.find({uv.second, uv.first});
+            if (fe.size() != 1 || r == edges.end() || r->second.size() != 1) {
+                s.closed = false;
+                continue;
+            }
+            s.adj[3 * fe[0].first + fe[0].second] = r->second[0].first;
+        }
+    }
+    return s;
+}
+
+void update_wall_surface(WallSurface& s, const double* xyz, int leaf_size) {
+    const index_t nf = s.n_faces();
+    s.box.resize(static_cast<std::size_t>(nf) * 2 * s.dim);
+    const WallView w = wall_view(s, xyz);
+    double* bx = s.box.data();
+    const int k = 2 * s.dim;
+    host_for(nf, [=](index_t f) { wall_face_box(w, f, bx + f * k); });
+    s.tree = build_kdtree(s.box.data(), nf, k, leaf_size);
+}
+
+WallView wall_view(const WallSurface& s, const double* xyz) {
+    WallView w;
+    w.dim = s.dim;
+    w.n_faces = s.n_faces();
+    w.face = s.face.data();
+    w.adj = s.adj.data();
+    w.node_face_offsets = s.node_face_offsets.data();
+    w.node_faces = s.node_faces.data();
+    w.xyz = xyz;
+    w.tree = view(s.tree);
+    return w;
+}
+
+namespace {
+
+/// The wall faces of a mesh (boundary faces of the wall patches) as oriented segments/triangles:
+/// the mesh's face normal points out of the owner cell (into the solid), the wall face's into it.
+WallSurface wall_surface_of(const Mesh& mesh, const std::set<int>& wall_patches) {
+    std::vector<index_t> face;
+    auto add = [&](index_t a, index_t b, index_t c, const Vec3& out) {
+        face.insert(face.end(), {a, b, c});
+        WallView w;
+        w.dim = mesh.dim;
+        w.face = face.data() + face.size() - 3;
+        w.xyz = mesh.nodes[0].data();
+        double n[3];
+        wall_face_normal(w, 0, n);
+        if (n[0] * out[0] + n[1] * out[1] + n[2] * out[2] > 0)
+            std::swap(face[face.size() - 3 + 1], face[face.size() - 3 + (mesh.dim == 2 ? 0 : 2)]);
+    };
+    for (index_t f = 0; f < mesh.n_faces(); ++f) {
+        if (mesh.face_neighbour[f] >= 0 || !wall_patches.count(mesh.face_patch[f])) continue;
+        const index_t o = mesh.face_node_offsets[f], nv = mesh.face_node_offsets[f + 1] - o;
+        const index_t* v = mesh.face_nodes.data() + o;
+        if (mesh.dim == 2)
+            add(v[0], v[1], -1, mesh.face_normal[f]);
+        else
+            for (index_t j = 1; j + 1 < nv; ++j) add(v[0], v[j], v[j + 1], mesh.face_normal[f]);
+    }
+    return make_wall_surface(mesh.dim, mesh.n_nodes(), std::move(face));
+}
+
+}  // namespace
 
 // ---- system set-up ------------------------------------------------------------------------------
 
@@ -86,6 +187,7 @@ void add_grid(OversetSystem& sys, const std::string& name, Mesh mesh, int layer,
     for (index_t c = 0; c < mesh.n_cells(); ++c)
         for (index_t j = mesh.cell_node_offsets[c]; j < mesh.cell_node_offsets[c + 1]; ++j)
             g.node_cells[fill[mesh.cell_nodes[j]]++] = c;
+    if (!wall_patches.empty()) g.wall = wall_surface_of(mesh, wall_patches);
     g.mesh = std::move(mesh);
     sys.grids.push_back(std::move(g));
 }
@@ -96,6 +198,7 @@ OversetSystem make_system(const OversetCase& c, std::vector<Mesh> meshes) {
     sys.layer_spacing = c.layer_spacing;
     sys.leaf_size = c.leaf_size;
     sys.advancing_front = c.advancing_front;
+    sys.hole_cut = c.hole_cut != "off";
     sys.backend = c.backend == "device" || (c.backend == "auto" && device_available())
                       ? Backend::Device
                       : Backend::Host;
@@ -160,6 +263,7 @@ void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times) {
     t0 = std::chrono::steady_clock::now();
     for (OversetGrid& g : sys.grids) {
         const index_t n = g.mesh.n_nodes();
+        g.nearest_wall.assign(static_cast<std::size_t>(n), -1);
         if (g.wall_nodes.empty() || nw == 0) {
             // Layer distances: Δs, 2Δs, ... outward from the innermost wall-carrying layer.
             const int k = nw == 0 ? 1 : std::max(1, wall_layer - g.layer);
@@ -167,7 +271,7 @@ void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times) {
             continue;
         }
         if (!sys.advancing_front) {
-            g.wall_distance = nearest_distances(tree, g.xyz.data(), n);
+            g.wall_distance = nearest_distances(tree, g.xyz.data(), n, nullptr, &g.nearest_wall);
             continue;
         }
         // Advancing front: level 0 = the grid's wall nodes, level k = unreached neighbours of
@@ -221,9 +325,10 @@ void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times) {
         for (index_t i = 0; i < n; ++i)
             if (level[i] < 0) {
                 double d2 = kInf;
-                kd_nearest(view(tree), g.xyz.data() + 3 * i, kInf, &d2);
+                nearest[i] = kd_nearest(view(tree), g.xyz.data() + 3 * i, kInf, &d2);
                 g.wall_distance[i] = std::sqrt(d2);
             }
+        g.nearest_wall.swap(nearest);
     }
     if (times) times->wall_query += seconds_since(t0);
 }
@@ -309,9 +414,70 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
     }
     tm.donor_tree_build += seconds_since(t0);
 
-    // Host search: for every node, the smallest interpolated wall distance over its host cells
-    // in the other grids (+inf without a host).
+    // Explicit hole cut (hole_cut.hpp): nodes inside another grid's closed wall (whose faces move
+    // with their grid), and the cells having such a node ("cut cells", straddling that wall): they
+    // are holes (cell_status 0 from here on: no host, no donor) and all their nodes inactive, so
+    // that the receptors next to them lie in the fluid.
     t0 = std::chrono::steady_clock::now();
+    std::vector<int> bodies;
+    if (sys.hole_cut)
+        for (int bi = 0; bi < ng; ++bi)
+            if (sys.grids[bi].wall.closed) {
+                OversetGrid& b = sys.grids[bi];
+                update_wall_surface(b.wall, b.xyz.data(), sys.leaf_size);
+                bodies.push_back(bi);
+            }
+    std::vector<std::vector<std::int8_t>> cut(ng);
+    std::vector<int> reach(static_cast<std::size_t>(ng) * ng, 0);  // grid g has nodes in body b
+    for (int gi = 0; gi < ng; ++gi) {
+        OversetGrid& g = sys.grids[gi];
+        const Mesh& m = g.mesh;
+        g.in_body.assign(static_cast<std::size_t>(m.n_nodes()), 0);
+        cut[gi].assign(static_cast<std::size_t>(m.n_nodes()), 0);
+        std::vector<WallView> walls;
+        std::vector<int> wall_grid;
+        for (const int bi : bodies)
+            if (bi != gi) {
+                walls.push_back(wall_view(sys.grids[bi].wall, sys.grids[bi].xyz.data()));
+                wall_grid.push_back(bi);
+            }
+        if (walls.empty()) continue;
+        std::int8_t* ib = g.in_body.data();
+        const double* x = g.xyz.data();
+        host_for(m.n_nodes(), [&, ib, x](index_t i) {
+            for (std::size_t k = 0; k < walls.size(); ++k)
+                if (wall_inside(walls[k], x + 3 * i)) {
+                    ib[i] = static_cast<std::int8_t>(1 + wall_grid[k]);
+                    break;
+                }
+        });
+        for (index_t i = 0; i < m.n_nodes(); ++i)
+            if (ib[i]) reach[gi * ng + ib[i] - 1] = 1;
+        std::int8_t* cs = g.cell_status.data();
+        const index_t* off = m.cell_node_offsets.data();
+        const index_t* cn = m.cell_nodes.data();
+        host_for(m.n_cells(), [=](index_t c) {
+            for (index_t b = off[c]; b < off[c + 1]; ++b)
+                if (ib[cn[b]]) cs[c] = 0;
+        });
+        std::int8_t* ct = cut[gi].data();
+        const index_t* nco = g.node_cell_offsets.data();
+        const index_t* ncs = g.node_cells.data();
+        host_for(m.n_nodes(), [=](index_t i) {
+            for (index_t a = nco[i]; a < nco[i + 1]; ++a)
+                if (cs[ncs[a]] == 0) ct[i] = 1;
+        });
+    }
+    tm.hole_cut += seconds_since(t0);
+
+    // Host search: for every node, the smallest interpolated wall distance over its host cells
+    // in the other grids, cut cells excluded (+inf without a host). Between two body grids of
+    // which one reaches into the other's body (reach), the grid whose wall is the node's nearest
+    // decides (hole_cut_priority): a host in the other grid is ignored (own wall) or wins.
+    t0 = std::chrono::steady_clock::now();
+    std::vector<index_t> woff(static_cast<std::size_t>(ng) + 1, 0);
+    for (int gi = 0; gi < ng; ++gi)
+        woff[gi + 1] = woff[gi] + static_cast<index_t>(sys.grids[gi].wall_nodes.size());
     std::vector<std::vector<double>> host_d(ng);
     for (int gi = 0; gi < ng; ++gi) {
         const OversetGrid& g = sys.grids[gi];
@@ -320,14 +486,18 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
         double* hd = host_d[gi].data();
         std::vector<GridView> views;
         for (const OversetGrid& h : sys.grids) views.push_back(grid_view(h, dim));
-        host_for(n, [&, hd, gi](index_t i) {
+        const index_t* nwall = g.nearest_wall.data();
+        host_for(n, [&, hd, gi, nwall](index_t i) {
             double w[kMaxCellNodes];
             for (int hi = 0; hi < ng; ++hi) {
                 if (hi == gi) continue;
+                const int pr = hole_cut_priority(reach.data(), woff.data(), ng, gi, hi, nwall[i]);
+                if (pr == kHostIgnored) continue;
                 const GridView& h = views[hi];
-                const index_t c = find_donor_in(h, g.xyz.data() + 3 * i, false, w);
+                const index_t c = find_donor_in(h, g.xyz.data() + 3 * i, true, w);
                 if (c >= 0) {
-                    const double d = interpolate_in_cell(h, c, w, h.wall_distance);
+                    const double d =
+                        pr == kHostWins ? -kInf : interpolate_in_cell(h, c, w, h.wall_distance);
                     hd[i] = d < hd[i] ? d : hd[i];
                 }
             }
@@ -335,15 +505,18 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
     }
     tm.donor_query += seconds_since(t0);
 
-    // Classification: a node is inactive when its wall distance exceeds its host's.
+    // Classification: a node is inactive when it is a node of a cut cell or its wall distance
+    // exceeds its host's.
     t0 = std::chrono::steady_clock::now();
     AssemblyCounts cnt;
     for (int gi = 0; gi < ng; ++gi) {
         OversetGrid& g = sys.grids[gi];
         const Mesh& m = g.mesh;
         const index_t n = m.n_nodes();
-        for (index_t i = 0; i < n; ++i)
-            g.node_status[i] = g.wall_distance[i] > host_d[gi][i] ? 0 : 1;
+        for (index_t i = 0; i < n; ++i) {
+            g.node_status[i] = cut[gi][i] || g.wall_distance[i] > host_d[gi][i] ? 0 : 1;
+            cnt.hole_cut += cut[gi][i];
+        }
         // Island removal: active nodes not connected through active nodes to the grid's boundary
         // (e.g. background nodes inside a solid body, enclosed by the cut) become inactive.
         std::vector<char> reached(static_cast<std::size_t>(n), 0);

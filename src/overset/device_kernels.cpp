@@ -433,8 +433,81 @@ void download_into(std::vector<T>& h, const DeviceArray<T>& a, index_t n) {
     if (n) UGKS_CUDA_CHECK(cudaMemcpy(h.data(), a.data(), sizeof(T) * n, cudaMemcpyDeviceToHost));
 }
 
-/// 1-NN distance of n query points (device) in tree; nearest index when nn is non-null.
-void query_nearest(const KdView v, const double* q, index_t n, double* dist, index_t* nn) {
+// ---- spatial order of query points -------------------------------------------------------------
+
+/// The 21 low bits of v spread to every third bit (bit b -> bit 3b).
+__device__ inline unsigned long long morton_spread21(unsigned long long v) {
+    v &= 0x1fffffull;
+    v = (v | v << 32) & 0x1f00000000ffffull;
+    v = (v | v << 16) & 0x1f0000ff0000ffull;
+    v = (v | v << 8) & 0x100f00f00f00f00full;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+    v = (v | v << 2) & 0x1249249249249249ull;
+    return v;
+}
+
+/// 63-bit Morton code of x quantized to 21 bits per axis in the box [lo, hi] (clamped: points
+/// outside the box get the code of the nearest box point; a flat axis quantizes to 0).
+__device__ inline unsigned long long morton_code(const double* x, const double* lo,
+                                                 const double* hi) {
+    unsigned long long c = 0;
+    for (int a = 0; a < 3; ++a) {
+        const double f = hi[a] > lo[a] ? 2097151.0 / (hi[a] - lo[a]) : 0.0;
+        const double u = (x[a] - lo[a]) * f;
+        const unsigned long long q =
+            u > 0 ? (u < 2097151.0 ? static_cast<unsigned long long>(u) : 2097151ull) : 0ull;
+        c |= morton_spread21(q) << a;
+    }
+    return c;
+}
+
+/// Orders query points along a Morton curve so that neighbouring threads of a traversal kernel
+/// walk neighbouring subtrees (decisions.md, "query order"). Keeps its scratch between calls.
+struct QuerySorter {
+    DeviceArray<unsigned long long> code, code2;
+    DeviceArray<int> idx, idx2;
+    CubTemp cub;
+
+    /// order[j] = the caller's index of the j-th of the n points q (3 per point, device) in Morton
+    /// order within the box [lo, hi] (device pointers, 3 values each); valid until the next call.
+    const int* sort(const double* q, index_t n, const double* lo, const double* hi) {
+        UGKS_REQUIRE(n < (index_t{1} << 31), "query sort of " << n << " points");
+        ensure(code, n, "overset.query_code");
+        ensure(code2, n, "overset.query_code");
+        ensure(idx, n, "overset.query_order");
+        ensure(idx2, n, "overset.query_order");
+        unsigned long long* c = code.data();
+        int* ix = idx.data();
+        forall(n, [=] __device__(index_t i) {
+            c[i] = morton_code(q + 3 * i, lo, hi);
+            ix[i] = static_cast<int>(i);
+        });
+        std::size_t bytes = 0;
+        UGKS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, c, code2.data(), ix,
+                                                        idx2.data(), static_cast<int>(n), 0, 63));
+        void* t = cub.get(bytes);
+        UGKS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(t, bytes, c, code2.data(), ix, idx2.data(),
+                                                        static_cast<int>(n), 0, 63));
+        return idx2.data();
+    }
+};
+
+/// 1-NN distance of n query points (device) in tree v (k = 3); nearest index when nn is non-null.
+/// With a sorter and at least sort_min queries, the queries run in Morton order within the tree's
+/// root box (results scattered back to the caller's order); the results do not depend on the order.
+void query_nearest(const KdView v, const double* q, index_t n, double* dist, index_t* nn,
+                   QuerySorter* sorter = nullptr, index_t sort_min = kDeviceQuerySortMin) {
+    if (sorter && n >= sort_min && n > 1 && v.n_nodes > 0) {
+        const int* order = sorter->sort(q, n, v.lo, v.hi);  // node 0 = the root box
+        forall(n, [=] __device__(index_t j) {
+            const index_t i = order[j];
+            double d2 = kInf;
+            const index_t p = kd_nearest(v, q + 3 * i, kInf, &d2);
+            dist[i] = sqrt(d2);
+            if (nn) nn[i] = p;
+        });
+        return;
+    }
     forall(n, [=] __device__(index_t i) {
         double d2 = kInf;
         const index_t j = kd_nearest(v, q + 3 * i, kInf, &d2);
@@ -451,7 +524,15 @@ struct DevGrid {
     DeviceArray<index_t> cno, cn, nco, nc, wall, bnd, nearest, fringe, donor_cell, iota;
     DeviceArray<std::int8_t> ctype, nstatus, cstatus, rec;
     DeviceArray<int> level, front, next, donor_grid;
+    DeviceArray<int> order;  ///< nodes in Morton order of the reference coordinates
     DeviceTree tree;
+    // explicit hole cut: the closed wall surface (n_wface = 0 when open or absent), its face
+    // boxes and tree at the current pose, and the per-node inside flags
+    index_t n_wface = 0;
+    DeviceArray<index_t> wface, wadj, wnfo, wnf;
+    DeviceArray<double> wbox;
+    DeviceArray<std::int8_t> inb, cut;
+    DeviceTree wtree;
 };
 
 }  // namespace dev
@@ -466,6 +547,10 @@ struct DeviceState {
     DeviceArray<int> counter;
     DeviceArray<index_t> n_selected;
     dev::CubTemp cub;
+    dev::QuerySorter sorter;
+    DeviceArray<WallView> wall_views;
+    DeviceArray<int> reach;         ///< [ng * ng]: grid g has nodes inside body b (this step)
+    DeviceArray<index_t> wall_off;  ///< [ng + 1]: first index of each grid's wall nodes
 };
 }  // namespace detail
 
@@ -490,6 +575,14 @@ void upload_grid(DevGrid& d, const OversetGrid& g) {
     std::vector<std::int8_t> ct(m.cell_type.size());
     for (std::size_t c = 0; c < ct.size(); ++c) ct[c] = static_cast<std::int8_t>(m.cell_type[c]);
     upload(d.ctype, ct, "overset.cell_type");
+    d.n_wface = g.wall.closed ? g.wall.n_faces() : 0;
+    if (d.n_wface > 0) {
+        upload(d.wface, g.wall.face, "overset.wall_faces");
+        upload(d.wadj, g.wall.adj, "overset.wall_face_adjacency");
+        upload(d.wnfo, g.wall.node_face_offsets, "overset.wall_node_face_offsets");
+        upload(d.wnf, g.wall.node_faces, "overset.wall_node_faces");
+        ensure(d.wbox, d.n_wface * 2 * 3, "overset.wall_face_box");
+    }
     const index_t n = d.n_nodes, nc = d.n_cells;
     ensure(d.xyz, 3 * n, "overset.xyz");
     ensure(d.wd, n, "overset.wall_distance");
@@ -501,12 +594,34 @@ void upload_grid(DevGrid& d, const OversetGrid& g) {
     ensure(d.next, n, "overset.front");
     ensure(d.nstatus, n, "overset.node_status");
     ensure(d.rec, n, "overset.receptor_flag");
+    ensure(d.inb, n, "overset.in_body");
+    ensure(d.cut, n, "overset.cut_node");
     ensure(d.iota, n, "overset.iota");
     ensure(d.fringe, n, "overset.fringe_node");
     ensure(d.cstatus, nc, "overset.cell_status");
     ensure(d.box, nc * 2 * 3, "overset.cell_box");
     index_t* io = d.iota.data();
     forall(n, [=] __device__(index_t i) { io[i] = i; });
+}
+
+/// d.order: the grid's nodes in Morton order of their reference coordinates (in the reference
+/// bounding box). A rigid motion keeps neighbours neighbours, so the order computed once serves
+/// every step: the per-node kernels of the assembly (host search, hole cut) run in it.
+void compute_node_order(DeviceState& st, DevGrid& d, const Mesh& m) {
+    ensure(d.order, d.n_nodes, "overset.node_order");
+    if (d.n_nodes == 0) return;
+    double box[6] = {0, 0, 0, 0, 0, 0};
+    for (index_t i = 0; i < d.n_nodes; ++i)
+        for (int a = 0; a < 3; ++a) {
+            const double x = m.nodes[i][a];
+            if (i == 0 || x < box[a]) box[a] = x;
+            if (i == 0 || x > box[3 + a]) box[3 + a] = x;
+        }
+    DeviceArray<double> b("overset.node_order_box", 6);
+    b.copy_from(box, 6);
+    const int* o = st.sorter.sort(d.ref.data(), d.n_nodes, b.data(), b.data() + 3);
+    UGKS_CUDA_CHECK(
+        cudaMemcpy(d.order.data(), o, sizeof(int) * d.n_nodes, cudaMemcpyDeviceToDevice));
 }
 
 GridView device_view(const DevGrid& d, int dim) {
@@ -522,6 +637,20 @@ GridView device_view(const DevGrid& d, int dim) {
     v.wall_distance = d.wd.data();
     v.tree = d.tree.view();
     return v;
+}
+
+/// Wall view of grid d (device pointers, its current xyz and wall tree).
+WallView device_wall_view(const DevGrid& d, int dim) {
+    WallView w;
+    w.dim = dim;
+    w.n_faces = d.n_wface;
+    w.face = d.wface.data();
+    w.adj = d.wadj.data();
+    w.node_face_offsets = d.wnfo.data();
+    w.node_faces = d.wnf.data();
+    w.xyz = d.xyz.data();
+    w.tree = d.wtree.view();
+    return w;
 }
 
 /// Cell boxes and the donor tree of grid d at its current xyz.
@@ -599,7 +728,7 @@ void wall_distance_front(DeviceState& st, DevGrid& g, const KdView tv, const dou
     forall(n, [=] __device__(index_t i) {
         if (level[i] >= 0) return;
         double d2 = kInf;
-        kd_nearest(tv, x + 3 * i, kInf, &d2);
+        nearest[i] = kd_nearest(tv, x + 3 * i, kInf, &d2);
         wd[i] = sqrt(d2);
     });
 }
@@ -683,9 +812,18 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
     if (!sys.device || static_cast<int>(sys.device->grids.size()) != ng) {
         sys.device = std::make_shared<DeviceState>();
         sys.device->grids.resize(static_cast<std::size_t>(ng));
-        for (int gi = 0; gi < ng; ++gi) upload_grid(sys.device->grids[gi], sys.grids[gi]);
+        for (int gi = 0; gi < ng; ++gi) {
+            upload_grid(sys.device->grids[gi], sys.grids[gi]);
+            compute_node_order(*sys.device, sys.device->grids[gi], sys.grids[gi].mesh);
+        }
         ensure(sys.device->counter, 1, "overset.counter");
         ensure(sys.device->views, ng, "overset.views");
+        std::vector<index_t> woff(static_cast<std::size_t>(ng) + 1, 0);
+        for (int gi = 0; gi < ng; ++gi)
+            woff[gi + 1] = woff[gi] + static_cast<index_t>(sys.grids[gi].wall_nodes.size());
+        upload(sys.device->wall_off, woff, "overset.wall_offsets");
+        ensure(sys.device->reach, static_cast<index_t>(ng) * ng, "overset.reach");
+        ensure(sys.device->wall_views, ng, "overset.wall_views");
         sync();
         tm.transfers += seconds_since(t0);
     }
@@ -743,9 +881,13 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
         if (d.n_wall == 0 || nw == 0) {
             const int k = nw == 0 ? 1 : std::max(1, wall_layer - sys.grids[gi].layer);
             const double v = k * sys.layer_spacing;
-            forall(d.n_nodes, [=] __device__(index_t i) { wd[i] = v; });
+            index_t* nn = d.nearest.data();
+            forall(d.n_nodes, [=] __device__(index_t i) {
+                wd[i] = v;
+                nn[i] = -1;
+            });
         } else if (!sys.advancing_front) {
-            query_nearest(wv, d.xyz.data(), d.n_nodes, wd, nullptr);
+            query_nearest(wv, d.xyz.data(), d.n_nodes, wd, d.nearest.data(), &st.sorter);
         } else {
             wall_distance_front(st, d, wv, st.wall_pts.data());
         }
@@ -762,21 +904,89 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
     sync();
     tm.donor_tree_build += seconds_since(t0);
 
-    // Host search: smallest interpolated wall distance over the host cells in the other grids.
+    // Explicit hole cut (hole_cut.hpp, as assemble()): the face-box trees of the closed walls at
+    // their current pose; every node against the other grids' walls (Morton order); cells with
+    // such a node are holes from here on and all their nodes inactive.
+    t0 = std::chrono::steady_clock::now();
+    {
+        std::vector<WallView> hw(static_cast<std::size_t>(ng));
+        for (int gi = 0; gi < ng; ++gi) {
+            DevGrid& d = st.grids[gi];
+            d.wtree.n_nodes = 0;
+            if (!sys.hole_cut || d.n_wface == 0) continue;
+            const WallView w = device_wall_view(d, dim);
+            double* bx = d.wbox.data();
+            const int k = 2 * dim;
+            forall(d.n_wface, [=] __device__(index_t f) { wall_face_box(w, f, bx + f * k); });
+            st.builder.build(bx, d.n_wface, k, leaf, d.wtree);
+            hw[gi] = device_wall_view(d, dim);
+        }
+        st.wall_views.copy_from(hw.data(), ng);
+    }
+    const WallView* WV = st.wall_views.data();
+    int* R = st.reach.data();
+    int* n_cut = st.counter.data();
+    UGKS_CUDA_CHECK(cudaMemset(R, 0, sizeof(int) * ng * ng));
+    UGKS_CUDA_CHECK(cudaMemset(n_cut, 0, sizeof(int)));
+    for (int gi = 0; gi < ng; ++gi) {
+        DevGrid& d = st.grids[gi];
+        std::int8_t* ib = d.inb.data();
+        std::int8_t* ct = d.cut.data();
+        std::int8_t* cs = d.cstatus.data();
+        const double* x = d.xyz.data();
+        const int* ord = d.order.data();
+        const index_t* cno = d.cno.data();
+        const index_t* cn = d.cn.data();
+        const index_t* nco = d.nco.data();
+        const index_t* ncs = d.nc.data();
+        forall(d.n_nodes, [=] __device__(index_t j) {
+            const index_t i = ord[j];
+            std::int8_t in = 0;
+            for (int b = 0; b < ng && !in; ++b)
+                if (b != gi && wall_inside(WV[b], x + 3 * i)) in = static_cast<std::int8_t>(1 + b);
+            ib[i] = in;
+            if (in) R[gi * ng + in - 1] = 1;
+        });
+        forall(d.n_cells, [=] __device__(index_t c) {
+            for (index_t b = cno[c]; b < cno[c + 1]; ++b)
+                if (ib[cn[b]]) cs[c] = 0;
+        });
+        forall(d.n_nodes, [=] __device__(index_t i) {
+            std::int8_t v = 0;
+            for (index_t a = nco[i]; a < nco[i + 1]; ++a)
+                if (cs[ncs[a]] == 0) v = 1;
+            ct[i] = v;
+            if (v) atomicAdd(n_cut, 1);
+        });
+    }
+    const index_t hole_cut_nodes = download1(n_cut);
+    sync();
+    tm.hole_cut += seconds_since(t0);
+
+    // Host search: smallest interpolated wall distance over the host cells in the other grids,
+    // cut cells excluded, with the hole-cut priority between body grids (as assemble()).
     t0 = std::chrono::steady_clock::now();
     const GridView* V = st.views.data();
+    const index_t* WO = st.wall_off.data();
     for (int gi = 0; gi < ng; ++gi) {
         DevGrid& d = st.grids[gi];
         double* hd = d.hostd.data();
         const double* x = d.xyz.data();
-        forall(d.n_nodes, [=] __device__(index_t i) {
+        const int* ord = d.order.data();
+        const index_t* nwall = d.nearest.data();
+        forall(d.n_nodes, [=] __device__(index_t j) {
+            const index_t i = ord[j];  // Morton order: neighbouring threads, neighbouring cells
             double w[kMaxCellNodes];
             double best = kInf;
             for (int hi = 0; hi < ng; ++hi) {
                 if (hi == gi) continue;
-                const index_t c = find_donor_in(V[hi], x + 3 * i, false, w);
+                const int pr = hole_cut_priority(R, WO, ng, gi, hi, nwall[i]);
+                if (pr == kHostIgnored) continue;
+                const index_t c = find_donor_in(V[hi], x + 3 * i, true, w);
                 if (c >= 0) {
-                    const double v = interpolate_in_cell(V[hi], c, w, V[hi].wall_distance);
+                    const double v = pr == kHostWins
+                                         ? -kInf
+                                         : interpolate_in_cell(V[hi], c, w, V[hi].wall_distance);
                     best = v < best ? v : best;
                 }
             }
@@ -789,12 +999,14 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
     // Classification.
     t0 = std::chrono::steady_clock::now();
     AssemblyCounts cnt;
+    cnt.hole_cut = hole_cut_nodes;
     for (int gi = 0; gi < ng; ++gi) {
         DevGrid& d = st.grids[gi];
         const double* hd = d.hostd.data();
         const double* wd = d.wd.data();
+        const std::int8_t* ct = d.cut.data();
         std::int8_t* ns = d.nstatus.data();
-        forall(d.n_nodes, [=] __device__(index_t i) { ns[i] = wd[i] > hd[i] ? 0 : 1; });
+        forall(d.n_nodes, [=] __device__(index_t i) { ns[i] = ct[i] || wd[i] > hd[i] ? 0 : 1; });
         cnt.islands_removed += remove_islands(st, d);
         std::int8_t* cs = d.cstatus.data();
         const index_t* cno = d.cno.data();
@@ -868,6 +1080,8 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
         download_into(g.xyz, d.xyz, 3 * d.n_nodes);
         download_into(g.wall_distance, d.wd, d.n_nodes);
         download_into(g.node_status, d.nstatus, d.n_nodes);
+        download_into(g.in_body, d.inb, d.n_nodes);
+        download_into(g.nearest_wall, d.nearest, d.n_nodes);
         download_into(g.cell_status, d.cstatus, d.n_cells);
         const index_t nr = n_rec[gi];
         download_into(g.fringe_node, d.fringe, nr);
@@ -896,8 +1110,9 @@ KdTree build_kdtree_device(const double* pts, index_t n, int k, int leaf_size) {
 
 std::vector<double> nearest_distances_device(const double* pts, index_t n_pts, const double* xyz,
                                              index_t n, int leaf_size,
-                                             std::vector<index_t>* nearest) {
+                                             std::vector<index_t>* nearest, index_t sort_min) {
     dev::TreeBuilder b;
+    dev::QuerySorter sorter;
     dev::DeviceTree t;
     DeviceArray<double> p, q, d;
     DeviceArray<index_t> nn;
@@ -906,7 +1121,7 @@ std::vector<double> nearest_distances_device(const double* pts, index_t n_pts, c
     dev::ensure(d, n, "overset.distances");
     dev::ensure(nn, n, "overset.nearest");
     b.build(p.data(), n_pts, 3, leaf_size, t);
-    dev::query_nearest(t.view(), q.data(), n, d.data(), nn.data());
+    dev::query_nearest(t.view(), q.data(), n, d.data(), nn.data(), &sorter, sort_min);
     std::vector<double> out;
     dev::download_into(out, d, n);
     if (nearest) dev::download_into(*nearest, nn, n);
@@ -945,14 +1160,18 @@ std::vector<index_t> find_donors_device(const OversetGrid& g, int dim, const dou
 }
 
 KdBenchTimes bench_kdtree_device(const double* pts, index_t n, const double* q, index_t nq,
-                                 int leaf_size, int reps, std::vector<double>* dist) {
+                                 int leaf_size, int reps, std::vector<double>* dist,
+                                 std::vector<index_t>* nearest, index_t sort_min) {
     using namespace dev;
     TreeBuilder b;
+    QuerySorter sorter;
     DeviceTree t;
     DeviceArray<double> p, qd, d;
     upload_raw(p, pts, n * 3, "overset.points");
     upload_raw(qd, q, nq * 3, "overset.queries");
+    DeviceArray<index_t> nn;
     ensure(d, nq, "overset.distances");
+    ensure(nn, nq, "overset.nearest");
     KdBenchTimes best{kInf, kInf};
     for (int r = 0; r < std::max(1, reps); ++r) {
         sync();
@@ -961,11 +1180,13 @@ KdBenchTimes bench_kdtree_device(const double* pts, index_t n, const double* q, 
         sync();
         best.build_s = std::min(best.build_s, seconds_since(t0));
         t0 = std::chrono::steady_clock::now();
-        query_nearest(t.view(), qd.data(), nq, d.data(), nullptr);
+        // the Morton sort of the queries (above sort_min) is part of the query time
+        query_nearest(t.view(), qd.data(), nq, d.data(), nn.data(), &sorter, sort_min);
         sync();
         best.query_s = std::min(best.query_s, seconds_since(t0));
     }
     if (dist) download_into(*dist, d, nq);
+    if (nearest) download_into(*nearest, nn, nq);
     return best;
 }
 
@@ -989,7 +1210,7 @@ bool device_available() { return false; }
 AssemblyCounts assemble_device(OversetSystem&, double, AssemblyTimes*, const Pose&) { no_device(); }
 KdTree build_kdtree_device(const double*, index_t, int, int) { no_device(); }
 std::vector<double> nearest_distances_device(const double*, index_t, const double*, index_t, int,
-                                             std::vector<index_t>*) {
+                                             std::vector<index_t>*, index_t) {
     no_device();
 }
 std::vector<index_t> find_donors_device(const OversetGrid&, int, const double*, index_t, bool,
@@ -997,7 +1218,7 @@ std::vector<index_t> find_donors_device(const OversetGrid&, int, const double*, 
     no_device();
 }
 KdBenchTimes bench_kdtree_device(const double*, index_t, const double*, index_t, int, int,
-                                 std::vector<double>*) {
+                                 std::vector<double>*, std::vector<index_t>*, index_t) {
     no_device();
 }
 

@@ -168,6 +168,16 @@ DistributedSystem distribute(const OversetSystem& sys, MPI_Comm comm,
         ds.n_wall_nodes += static_cast<index_t>(g.wall_nodes.size());
         if (!g.wall_nodes.empty()) ds.wall_layer = std::min(ds.wall_layer, g.layer);
     }
+    wall_offset.push_back(ds.n_wall_nodes);
+    ds.wall_offset = wall_offset;
+    ds.hole_cut = sys.hole_cut;
+    for (const OversetGrid& g : sys.grids) {
+        ds.walls.push_back(g.wall);
+        ds.wall_nodes.push_back(g.wall_nodes);
+        ds.wall_xyz.emplace_back();
+        if (g.wall.closed)
+            ds.wall_xyz.back().assign(static_cast<std::size_t>(g.mesh.n_nodes()) * 3, 0.0);
+    }
     const int me = ds.rank;
     UGKS_REQUIRE(
         cell_rank.empty() || cell_rank.size() == sys.grids.size(),
@@ -394,11 +404,13 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
     t0 = Clock::now();
     for (LocalGrid& g : ds.grids) {
         const index_t n = g.n_nodes();
+        g.nearest_wall.assign(static_cast<std::size_t>(n), -1);
         if (!g.has_walls || nw == 0) {
             const int k = nw == 0 ? 1 : std::max(1, ds.wall_layer - g.layer);
             g.wall_distance.assign(static_cast<std::size_t>(n), k * ds.layer_spacing);
         } else {
-            g.wall_distance = nearest_distances(wall_tree, g.xyz.data(), n);
+            g.wall_distance =
+                nearest_distances(wall_tree, g.xyz.data(), n, nullptr, &g.nearest_wall);
         }
     }
     phase_end(tm.wall_query, t0);
@@ -432,8 +444,70 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
     }
     phase_end(tm.donor_tree_build, t0);
 
+    // Explicit hole cut (as assemble()): the closed walls at their current pose (wall nodes from
+    // the gathered wall points), the inside flags of the local nodes, the local cut cells (a cell
+    // has all its nodes locally: every copy of a node decides the same), the cut flags of the
+    // nodes (OR-ed over the copies: a node's cells may lie on several ranks) and the pairs of
+    // grids of which one reaches into the other's body (OR over the ranks).
+    t0 = Clock::now();
+    std::vector<int> bodies;
+    if (ds.hole_cut)
+        for (int bi = 0; bi < ng; ++bi)
+            if (ds.walls[bi].closed) {
+                std::vector<double>& wx = ds.wall_xyz[bi];
+                const std::vector<index_t>& wn = ds.wall_nodes[bi];
+                for (std::size_t k = 0; k < wn.size(); ++k)
+                    for (int a = 0; a < 3; ++a)
+                        wx[wn[k] * 3 + a] =
+                            pts[(ds.wall_offset[bi] + static_cast<index_t>(k)) * 3 + a];
+                update_wall_surface(ds.walls[bi], wx.data(), ds.leaf_size);
+                bodies.push_back(bi);
+            }
+    std::vector<std::vector<char>> cut(ng);
+    std::vector<int> reach(static_cast<std::size_t>(ng) * ng, 0);
+    for (int gi = 0; gi < ng; ++gi) {
+        LocalGrid& g = ds.grids[gi];
+        cut[gi].assign(static_cast<std::size_t>(g.n_nodes()), 0);
+        std::vector<WallView> walls;
+        std::vector<int> wall_grid;
+        for (const int bi : bodies)
+            if (bi != gi) {
+                walls.push_back(wall_view(ds.walls[bi], ds.wall_xyz[bi].data()));
+                wall_grid.push_back(bi);
+            }
+        if (walls.empty()) continue;
+        std::vector<std::int8_t> ib(static_cast<std::size_t>(g.n_nodes()), 0);
+        std::int8_t* ibp = ib.data();
+        const double* x = g.xyz.data();
+        host_for(g.n_nodes(), [&, ibp, x](index_t i) {
+            for (std::size_t k = 0; k < walls.size(); ++k)
+                if (wall_inside(walls[k], x + 3 * i)) {
+                    ibp[i] = static_cast<std::int8_t>(1 + wall_grid[k]);
+                    break;
+                }
+        });
+        for (index_t i = 0; i < g.n_nodes(); ++i)
+            if (ib[i]) reach[gi * ng + ib[i] - 1] = 1;
+        for (index_t c = 0; c < g.n_cells(); ++c)
+            for (index_t b = g.cell_node_offsets[c]; b < g.cell_node_offsets[c + 1]; ++b)
+                if (ib[g.cell_nodes[b]]) g.cell_status[c] = 0;
+        for (index_t c = 0; c < g.n_cells(); ++c)
+            if (g.cell_status[c] == 0)
+                for (index_t b = g.cell_node_offsets[c]; b < g.cell_node_offsets[c + 1]; ++b)
+                    cut[gi][g.cell_nodes[b]] = 1;
+    }
+    if (!bodies.empty() && p > 1) {
+        or_shared_flags(ds, cut, &mpi);
+        MpiTimer t(&mpi);
+        UGKS_MPI_CHECK(
+            MPI_Allreduce(MPI_IN_PLACE, reach.data(), ng * ng, MPI_INT, MPI_LOR, ds.comm));
+    }
+    phase_end(tm.hole_cut, t0);
+
     // Host search: for every local node, the smallest interpolated wall distance over its host
-    // cells in the other grids (+inf without a host), through the distributed query.
+    // cells in the other grids (+inf without a host), cut cells excluded, through the distributed
+    // query; between two grids of which one reaches into the other's body, the grid whose wall
+    // holds the node's nearest wall node decides (hole_cut_priority).
     t0 = Clock::now();
     std::vector<double> qx;
     std::vector<int> qg;
@@ -446,18 +520,23 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
                 qg.push_back(hi);
             }
     }
-    const std::vector<DonorHit> hosts = query_donors(ds, qx, qg, false, &mpi);
+    const std::vector<DonorHit> hosts = query_donors(ds, qx, qg, true, &mpi);
     std::vector<std::vector<double>> host_d(ng);
     {
         std::size_t q = 0;
         for (int gi = 0; gi < ng; ++gi) {
-            const index_t n = ds.grids[gi].n_nodes();
+            const LocalGrid& g = ds.grids[gi];
+            const index_t n = g.n_nodes();
             host_d[gi].assign(static_cast<std::size_t>(n), kInf);
             for (index_t i = 0; i < n; ++i)
                 for (int hi = 0; hi < ng; ++hi) {
                     if (hi == gi) continue;
                     const DonorHit& h = hosts[q++];
-                    if (h.cell >= 0 && h.d < host_d[gi][i]) host_d[gi][i] = h.d;
+                    const int pr = hole_cut_priority(reach.data(), ds.wall_offset.data(), ng, gi,
+                                                     hi, g.nearest_wall[i]);
+                    if (pr == kHostIgnored || h.cell < 0) continue;
+                    const double d = pr == kHostWins ? -kInf : h.d;
+                    if (d < host_d[gi][i]) host_d[gi][i] = d;
                 }
         }
     }
@@ -472,8 +551,10 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
     for (int gi = 0; gi < ng; ++gi) {
         LocalGrid& g = ds.grids[gi];
         const index_t n = g.n_nodes();
-        for (index_t i = 0; i < n; ++i)
-            g.node_status[i] = g.wall_distance[i] > host_d[gi][i] ? 0 : 1;
+        for (index_t i = 0; i < n; ++i) {
+            g.node_status[i] = cut[gi][i] || g.wall_distance[i] > host_d[gi][i] ? 0 : 1;
+            if (g.node_owned[i] && cut[gi][i]) ++cnt.hole_cut;
+        }
         reached[gi].assign(static_cast<std::size_t>(n), 0);
         for (const index_t i : g.boundary_nodes)
             if (g.node_status[i] && !reached[gi][i]) {
@@ -593,7 +674,17 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
     phase_end(tm.donor_stencils, t0);
 
     // Global counts (owned nodes, all local cells: every cell has one rank).
-    long long c[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, static_cast<long long>(cnt.islands_removed)};
+    long long c[11] = {0,
+                       0,
+                       0,
+                       0,
+                       0,
+                       0,
+                       0,
+                       0,
+                       0,
+                       static_cast<long long>(cnt.islands_removed),
+                       static_cast<long long>(cnt.hole_cut)};
     for (const LocalGrid& g : ds.grids) {
         c[0] += g.n_global_nodes;
         c[3] += g.n_global_cells;
@@ -603,9 +694,9 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
         c[7] += static_cast<long long>(g.fringe_node.size());
         c[8] += g.n_orphans;
     }
-    long long s[10];
+    long long s[11];
     t0 = Clock::now();
-    UGKS_MPI_CHECK(MPI_Allreduce(c, s, 10, MPI_LONG_LONG, MPI_SUM, ds.comm));
+    UGKS_MPI_CHECK(MPI_Allreduce(c, s, 11, MPI_LONG_LONG, MPI_SUM, ds.comm));
     tm.mpi += seconds_since(t0);
     // nodes and cells are global totals already (the same on every rank)
     cnt.nodes = c[0];
@@ -618,6 +709,7 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
     cnt.receptors = s[7];
     cnt.orphans = s[8];
     cnt.islands_removed = s[9];
+    cnt.hole_cut = s[10];
     return cnt;
 }
 

@@ -85,6 +85,7 @@ OversetCase parse_overset_case(Config& cfg) {
     cfg.check_range("overset.leaf_size", c.leaf_size, 1, 16);
     c.advancing_front = cfg.get_or<bool>("overset.advancing_front", true);
     c.backend = cfg.get_enum_or("overset.backend", {"auto", "host", "device"}, "auto");
+    c.hole_cut = cfg.get_enum_or("overset.hole_cut", {"auto", "off"}, "auto");
     if (c.backend == "device" && !device_available())
         cfg.fail("overset.backend",
                  "'device' needs a CUDA build (-DUGKS_BACKEND=cuda) and a visible CUDA device");

@@ -2,7 +2,9 @@
 // distances bit for bit (random clouds, duplicates, a 100:1 stretched set), donors and weights bit
 // for bit for every element type, and the full classification (wall distance, node/cell status,
 // receptors, donors, weights) of cases/overset_cylinder_box over a revolution of its moving body
-// and of 3D configurations. Skips without a visible CUDA device.
+// and of 3D configurations; the explicit hole cut (inside flags, classification) of the standard
+// cases and of a flap grid reaching into the main element over their motion; the Morton-ordered
+// 1-NN queries. Skips without a visible CUDA device.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -89,6 +91,7 @@ void expect_same_assembly(const OversetSystem& a, const AssemblyCounts& ca, cons
     EXPECT_EQ(ca.receptors, cb.receptors) << what;
     EXPECT_EQ(ca.orphans, cb.orphans) << what;
     EXPECT_EQ(ca.islands_removed, cb.islands_removed) << what;
+    EXPECT_EQ(ca.hole_cut, cb.hole_cut) << what;
     ASSERT_EQ(a.grids.size(), b.grids.size());
     for (std::size_t gi = 0; gi < a.grids.size(); ++gi) {
         const OversetGrid& g = a.grids[gi];
@@ -99,6 +102,8 @@ void expect_same_assembly(const OversetSystem& a, const AssemblyCounts& ca, cons
         for (std::size_t i = 0; i < g.wall_distance.size(); ++i)
             ASSERT_EQ(g.wall_distance[i], h.wall_distance[i]) << w << " node " << i;
         EXPECT_EQ(g.node_status, h.node_status) << w;
+        EXPECT_EQ(g.in_body, h.in_body) << w;
+        EXPECT_EQ(g.nearest_wall, h.nearest_wall) << w;
         EXPECT_EQ(g.cell_status, h.cell_status) << w;
         EXPECT_EQ(g.fringe_node, h.fringe_node) << w;
         EXPECT_EQ(g.fringe_donor_grid, h.fringe_donor_grid) << w;
@@ -122,6 +127,21 @@ OversetSystem cylinder_box_case(Backend backend, bool front = true) {
     OversetSystem sys = make_system(oc, std::move(meshes));
     sys.backend = backend;
     sys.advancing_front = front;
+    return sys;
+}
+
+/// A standard case (cases/overset_<name>) with overrides, on the given backend.
+OversetSystem standard_case(const std::string& name, const std::vector<std::string>& overrides,
+                            Backend backend, OversetCase* oc_out = nullptr) {
+    Config cfg =
+        Config::from_file(source_dir() + "/cases/overset_" + name + "/overset_" + name + ".yaml");
+    for (const auto& o : overrides) cfg.apply_override(o);
+    const OversetCase oc = parse_overset_case(cfg);
+    std::vector<Mesh> meshes;
+    for (const GridSpec& s : oc.grids) meshes.push_back(load_mesh(s.mesh));
+    OversetSystem sys = make_system(oc, std::move(meshes));
+    sys.backend = backend;
+    if (oc_out) *oc_out = oc;
     return sys;
 }
 
@@ -177,6 +197,51 @@ TEST(OversetDeviceWallDistance, Stretched100To1EqualsCpuAndBruteForce) {
                           "stretched surface");
     expect_same_distances(random_cloud(20000, 33, 100, 1, 1), random_cloud(20000, 34, 100, 2, 2),
                           "stretched cloud");
+}
+
+// The device queries in Morton order (n >= kDeviceQuerySortMin, or forced with sort_min = 0) give
+// the distances and nearest indices of the CPU tree and of brute force, for queries inside and
+// outside the tree's box, duplicated queries, a flat point set and a single query; and the same
+// as the unsorted device queries (sort_min huge).
+TEST(OversetDeviceWallDistance, MortonOrderedQueriesEqualCpuAndBruteForce) {
+    if (!have_device()) GTEST_SKIP() << "no CUDA device visible";
+    const index_t never = index_t{1} << 62;
+    std::vector<double> flat = random_cloud(5000, 61);
+    for (index_t i = 0; i < 5000; ++i) flat[3 * i + 2] = 0.25;  // a flat axis quantizes to 0
+    std::vector<double> dup = random_cloud(3000, 62, 3, 3, 3);  // mostly outside [-1, 1]^3
+    dup.insert(dup.end(), dup.begin(), dup.end());              // every query twice
+    const std::vector<std::pair<std::vector<double>, std::vector<double>>> sets = {
+        {random_cloud(20000, 63), random_cloud(kDeviceQuerySortMin + 7, 64)},
+        {random_cloud(20000, 65), dup},
+        {flat, random_cloud(6000, 66)},
+        {random_cloud(100, 67), random_cloud(1, 68)},
+        {stretched_surface(20000, 69), random_cloud(40000, 70, 110, 3, 3)}};
+    int k = 0;
+    for (const auto& [pts, q] : sets) {
+        const std::string what = "set " + std::to_string(k++);
+        const index_t np = static_cast<index_t>(pts.size() / 3),
+                      nq = static_cast<index_t>(q.size() / 3);
+        const KdTree t = build_kdtree(pts.data(), np, 3);
+        std::vector<index_t> ncpu, nsort, nplain, nauto;
+        const std::vector<double> cpu = nearest_distances(t, q.data(), nq, nullptr, &ncpu);
+        const std::vector<double> sorted =
+            nearest_distances_device(pts.data(), np, q.data(), nq, 3, &nsort, 0);
+        const std::vector<double> plain =
+            nearest_distances_device(pts.data(), np, q.data(), nq, 3, &nplain, never);
+        const std::vector<double> aut =
+            nearest_distances_device(pts.data(), np, q.data(), nq, 3, &nauto);
+        const std::vector<double> b = nearest_distances_brute(pts.data(), np, q.data(), nq);
+        ASSERT_EQ(sorted.size(), static_cast<std::size_t>(nq)) << what;
+        for (index_t i = 0; i < nq; ++i) {
+            ASSERT_EQ(sorted[i], cpu[i]) << what << " query " << i;
+            ASSERT_EQ(nsort[i], ncpu[i]) << what << " query " << i;
+            ASSERT_EQ(plain[i], cpu[i]) << what << " query " << i;
+            ASSERT_EQ(nplain[i], ncpu[i]) << what << " query " << i;
+            ASSERT_EQ(aut[i], cpu[i]) << what << " query " << i;
+            ASSERT_EQ(nauto[i], ncpu[i]) << what << " query " << i;
+            ASSERT_EQ(sorted[i], b[i]) << what << " brute, query " << i;
+        }
+    }
 }
 
 TEST(OversetDeviceDonor, EveryElementTypeEqualsCpu) {
@@ -304,6 +369,38 @@ TEST(OversetDeviceAssembly, ThreeDimensionalBodiesEqualCpu) {
             const AssemblyCounts cg = assemble(gpu, t);
             expect_same_assembly(cpu, cc, gpu, cg, std::string(type) + " t=" + std::to_string(t));
             EXPECT_GT(cg.hole_cells, 0) << type;
+        }
+    }
+}
+
+// The explicit hole cut on the device equals the host's (inside flags, cut cells, priority between
+// body grids, classification, donors) at every step of the standard cases' motion (coarser
+// backgrounds as in tests/unit/overset/test_overset_cases.cpp) and of the flap grid reaching into
+// the main element (tests/unit/overset/data/flap_reach025.msh), where the cut removes nodes.
+TEST(OversetDeviceAssembly, HoleCutOfTheStandardCasesEqualsCpu) {
+    if (!have_device()) GTEST_SKIP() << "no CUDA device visible";
+    const std::string reach =
+        "overset.grids.2.mesh.file=" + source_dir() + "/tests/unit/overset/data/flap_reach025.msh";
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {"sphere_box", {"overset.grids.0.mesh.box.cells=[26,26,26]"}},
+        {"airfoil_flap", {"overset.grids.0.mesh.box.cells=[125,70]"}},
+        {"store_separation", {"overset.grids.0.mesh.box.cells=[120,92]"}},
+        {"airfoil_flap", {"overset.grids.0.mesh.box.cells=[125,70]", reach}},
+        {"airfoil_flap", {reach}}};  // the full 250 x 140 background
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+        const auto& [name, ov] = cases[k];
+        OversetCase oc;
+        OversetSystem cpu = standard_case(name, ov, Backend::Host, &oc);
+        OversetSystem gpu = standard_case(name, ov, Backend::Device);
+        for (long s = 0; s <= oc.steps; ++s) {
+            const double t = s * oc.dt;
+            const AssemblyCounts cc = assemble(cpu, t);
+            const AssemblyCounts cg = assemble(gpu, t);
+            const std::string what =
+                name + " (" + std::to_string(k) + ") step " + std::to_string(s);
+            expect_same_assembly(cpu, cc, gpu, cg, what);
+            EXPECT_GT(cg.hole_cut, 0) << what;
+            EXPECT_EQ(cg.orphans, 0) << what;
         }
     }
 }

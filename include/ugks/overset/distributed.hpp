@@ -42,6 +42,8 @@ struct LocalGrid {
 
     // current state
     std::vector<double> xyz, wall_distance, cell_box;
+    /// per local node: nearest wall node in the serial list of all grids' wall nodes (-1: none)
+    std::vector<index_t> nearest_wall;
     std::vector<std::int8_t> node_status, cell_status;
     KdTree donor_tree;
     // receptors owned by this rank (ascending global node index)
@@ -69,6 +71,14 @@ struct DistributedSystem {
     /// Per-rank, per-grid bounding boxes of the local cell boxes of the current step:
     /// [(r * n_grids + g) * 6]: min (3), max (3); empty parts have min > max.
     std::vector<double> part_box;
+    // Explicit hole cut (hole_cut.hpp), as assemble(): every rank holds the closed walls of all
+    // grids (faces over the grid's node ids) and their current wall-node coordinates (from the
+    // gathered wall points, the serial values), and cuts its own nodes.
+    bool hole_cut = true;
+    std::vector<index_t> wall_offset;  ///< [n_grids + 1]: first index of each grid's wall nodes
+    std::vector<WallSurface> walls;    ///< per grid (used where closed)
+    std::vector<std::vector<index_t>> wall_nodes;  ///< per grid: its wall nodes (global, sorted)
+    std::vector<std::vector<double>> wall_xyz;     ///< per closed-wall grid: [n_global_nodes * 3]
 };
 
 /// Split `sys` (the same full system on every rank, e.g. from make_system) over `comm`: every rank

@@ -13,6 +13,7 @@
 #include "ugks/mesh/mesh.hpp"
 #include "ugks/mesh/sources.hpp"
 #include "ugks/overset/grid_view.hpp"
+#include "ugks/overset/hole_cut.hpp"
 #include "ugks/overset/kdtree.hpp"
 
 namespace ugks {
@@ -66,6 +67,8 @@ struct OversetCase {
     bool advancing_front = true;  ///< initial radius from the neighbour's wall point
     /// overset.backend: "auto" (the device in CUDA builds with a visible device), "host", "device"
     std::string backend = "auto";
+    /// overset.hole_cut: "auto" (nodes inside another grid's closed wall become inactive), "off"
+    std::string hole_cut = "auto";
     long steps = 1;  ///< number of moving steps after the initial assembly
     double dt = 0.0;
     std::string output_directory = "output";
@@ -79,6 +82,30 @@ OversetCase parse_overset_case(Config& cfg);
 /// grids, wall patches exist, at least one grid has walls, 2D motions stay in the xy-plane.
 void check_case_meshes(Config& cfg, const OversetCase& c, const std::vector<Mesh>& meshes);
 
+/// The wall surface of a grid for the explicit hole cut (hole_cut.hpp): 2D segments or 3D triangles
+/// (quads and polygons split into a fan) oriented with their normal into the grid's fluid, edge
+/// adjacency and node -> faces CSR; the face boxes and their tree follow the current coordinates.
+struct WallSurface {
+    int dim = 0;
+    std::vector<index_t> face;  ///< [n_faces * 3]; 2D: (a, b, -1)
+    std::vector<index_t> adj;   ///< [n_faces * 3]; 3D: face across edge e, -1 if none
+    std::vector<index_t> node_face_offsets, node_faces;  ///< over all nodes of the grid
+    /// every vertex (2D) / edge (3D) shared by exactly two consistently oriented faces: only closed
+    /// walls bound a solid, so only they cut
+    bool closed = false;
+    std::vector<double> box;  ///< current face boxes [n_faces * 2 dim]
+    KdTree tree;              ///< over box
+    index_t n_faces() const { return static_cast<index_t>(face.size() / 3); }
+};
+
+/// Wall surface from faces oriented with wall_face_normal into the fluid (face: 3 node ids per
+/// face, -1 third in 2D) over a grid of n_nodes nodes: adjacency, node -> faces, closedness.
+WallSurface make_wall_surface(int dim, index_t n_nodes, std::vector<index_t> face);
+/// Face boxes and their k-d tree at the coordinates xyz (3 per node).
+void update_wall_surface(WallSurface& s, const double* xyz, int leaf_size = 3);
+/// Host view of s at coordinates xyz (after update_wall_surface with the same xyz).
+WallView wall_view(const WallSurface& s, const double* xyz);
+
 /// A grid during the assembly. Node coordinates and per-node/per-cell results are flat arrays.
 struct OversetGrid {
     std::string name;
@@ -88,11 +115,16 @@ struct OversetGrid {
     std::vector<index_t> wall_nodes;                     ///< nodes on wall patches (sorted, unique)
     std::vector<index_t> node_cell_offsets, node_cells;  ///< node -> cells (CSR)
     std::vector<index_t> boundary_nodes;  ///< nodes of boundary faces (seeds of island removal)
+    WallSurface wall;                     ///< wall faces for the explicit hole cut
 
     // current state
     std::vector<double> xyz;               ///< current node coordinates [n_nodes * 3]
     std::vector<double> wall_distance;     ///< per node
     std::vector<std::int8_t> node_status;  ///< 1 active, 0 inactive
+    std::vector<std::int8_t> in_body;      ///< 1 + the grid whose closed wall contains the node; 0
+    /// per node: its nearest wall node in the list of all grids' wall nodes (grid order; -1 for
+    /// grids without walls)
+    std::vector<index_t> nearest_wall;
     std::vector<std::int8_t> cell_status;  ///< 1 active, 0 hole, -1 fringe
     std::vector<double> cell_box;          ///< [n_cells * 2 dim] (min.., max..)
     KdTree donor_tree;                     ///< over cell_box
@@ -110,16 +142,17 @@ struct AssemblyCounts {
     index_t nodes = 0, active_nodes = 0, inactive_nodes = 0;
     index_t cells = 0, active_cells = 0, fringe_cells = 0, hole_cells = 0;
     index_t receptors = 0, orphans = 0, islands_removed = 0;
+    index_t hole_cut = 0;  ///< nodes inside another grid's closed wall (explicit hole cut)
 };
 
 /// Seconds per phase of one assembly (overset.md's list; transfers and MPI are 0 on one rank).
 struct AssemblyTimes {
     double motion = 0, wall_tree_build = 0, wall_query = 0, donor_tree_build = 0, donor_query = 0,
-           classification = 0, donor_stencils = 0;
+           hole_cut = 0, classification = 0, donor_stencils = 0;
     double transfers = 0;  ///< device backend: uploads of the reference grids, results to the host
     double mpi = 0;        ///< distributed assembly (distributed.hpp): time in MPI calls
     double total() const {
-        return motion + wall_tree_build + wall_query + donor_tree_build + donor_query +
+        return motion + wall_tree_build + wall_query + donor_tree_build + donor_query + hole_cut +
                classification + donor_stencils + transfers + mpi;
     }
 };
@@ -139,6 +172,7 @@ struct OversetSystem {
     double layer_spacing = 1.0;
     int leaf_size = 3;
     bool advancing_front = true;
+    bool hole_cut = true;  ///< explicit hole cut by the closed walls (overset.hole_cut)
     std::vector<OversetGrid> grids;
     Backend backend = Backend::Host;
     /// Device backend: reference grids uploaded at the first assembly (shared by copies of the
@@ -159,7 +193,8 @@ void add_status_counts(const OversetSystem& sys, AssemblyCounts& cnt);
 
 /// One complete assembly at `time`: reset the status, move every grid to its pose (composed with
 /// `common`, a motion applied to all grids, identity by default), wall distances, donor trees,
-/// host search, classification, island removal, donor stencils, orphans.
+/// host search, explicit hole cut (nodes inside another grid's closed wall: inactive),
+/// classification, island removal, donor stencils, orphans.
 AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times = nullptr,
                         const Pose& common = Pose{});
 
@@ -201,27 +236,38 @@ GridView grid_view(const OversetGrid& g, int dim);
 
 /// A CUDA build with a visible device.
 bool device_available();
+/// Device 1-NN queries of at least this many points run in spatial order: Morton codes of the
+/// queries in the tree's bounding box, a CUB radix sort of (code, index), the traversal in that
+/// order, results scattered back (decisions.md, "query order"; the sort counts in the query time).
+/// Below it the sort's fixed cost (three kernel launches) is not worth it; results never depend
+/// on the order.
+constexpr index_t kDeviceQuerySortMin = 32768;
 /// assemble() on the device (assemble() calls it for Backend::Device).
 AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* times,
                                const Pose& common);
 /// Build the tree on the device from host points and download it (tests: equal to build_kdtree).
 KdTree build_kdtree_device(const double* pts, index_t n, int k, int leaf_size = 3);
 /// nearest_distances on the device: tree built there from `pts`, queries from host xyz.
+/// Queries in Morton order when n >= sort_min (0: always, a huge value: never).
 std::vector<double> nearest_distances_device(const double* pts, index_t n_pts, const double* xyz,
                                              index_t n, int leaf_size = 3,
-                                             std::vector<index_t>* nearest = nullptr);
+                                             std::vector<index_t>* nearest = nullptr,
+                                             index_t sort_min = kDeviceQuerySortMin);
 /// Donor search on the device for host points x (3 per point) in grid g (a host grid with xyz and
 /// cell_status set): donor cells (-1: none) and weights [n * kMaxCellNodes].
 std::vector<index_t> find_donors_device(const OversetGrid& g, int dim, const double* x, index_t n,
                                         bool skip_holes, std::vector<double>* weights);
 
 /// Timings of the device k-d tree (benchmark): build (after the points are on the device) and
-/// 1-NN queries (queries on the device), best of `reps`; distances of the last run.
+/// 1-NN queries (queries on the device; the Morton sort of the queries included when
+/// nq >= sort_min), best of `reps`; distances and nearest point indices of the last run.
 struct KdBenchTimes {
     double build_s = 0, query_s = 0;
 };
 KdBenchTimes bench_kdtree_device(const double* pts, index_t n, const double* q, index_t nq,
-                                 int leaf_size, int reps, std::vector<double>* dist);
+                                 int leaf_size, int reps, std::vector<double>* dist,
+                                 std::vector<index_t>* nearest = nullptr,
+                                 index_t sort_min = kDeviceQuerySortMin);
 
 }  // namespace ugks::overset
 

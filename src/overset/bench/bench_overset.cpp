@@ -5,7 +5,7 @@
 //
 //   ugks_bench_overset [--sizes 1e4,1e5,1e6,1e7] [--sets uniform,stretched] [--backends cpu,gpu]
 //                      [--reps 3] [--brute-max 1e5] [--max-queries 1e6] [--leaf 3] [--dump DIR]
-//                      [--nanoflann-leaf 10,3] [--clock wall|cpu]
+//                      [--nanoflann-leaf 10,3] [--clock wall|cpu] [--sort-min N]
 //
 // Builds with nanoflann (libnanoflann-dev; CMake defines UGKS_HAVE_NANOFLANN) add the backend
 // "nanoflann": its KDTreeSingleIndexAdaptor (L2, 3-D, one thread) on the same points and queries,
@@ -16,7 +16,9 @@
 // independent cloud of the same distribution, min(n, max-queries) of them. Build times exclude the
 // copy of the points to the device; best of reps. One line per row: backend set n queries
 // build_ns_per_point query_ns_per_query, and for the device rows the mismatches against the CPU
-// distances (when run).
+// tree (distance or nearest point index differing, when the CPU rows ran). The device queries run
+// in Morton order when there are at least --sort-min of them (default kDeviceQuerySortMin; 0:
+// always, 1e18: never); the sort is included in the query time.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
     double brute_max = 1e5, max_q = 1e6;
     std::vector<std::string> nf_leaves{"10", "3"};
     std::string dump;  // --dump DIR: write the point sets (raw float64, 3 per point) for the peers
+    double sort_min = static_cast<double>(kDeviceQuerySortMin);
     for (int a = 1; a + 1 < argc; a += 2) {
         const std::string k = argv[a], v = argv[a + 1];
         if (k == "--sizes")
@@ -119,6 +122,8 @@ int main(int argc, char** argv) {
             dump = v;
         else if (k == "--nanoflann-leaf")
             nf_leaves = split(v);
+        else if (k == "--sort-min")
+            sort_min = std::atof(v.c_str());
         else if (k == "--clock")
             g_cpu_clock = v == "cpu";
         else {
@@ -159,6 +164,7 @@ int main(int argc, char** argv) {
                 }
             }
             std::vector<double> dcpu;
+            std::vector<index_t> ncpu;
             if (want_cpu) {
                 const int r = n >= 1000000 ? 1 : reps;
                 double tb = 1e300, tq = 1e300;
@@ -167,7 +173,7 @@ int main(int argc, char** argv) {
                     const KdTree t = build_kdtree(p.data(), n, 3, leaf);
                     tb = std::min(tb, secs(t0));
                     t0 = now();
-                    dcpu = nearest_distances(t, q.data(), nq);
+                    dcpu = nearest_distances(t, q.data(), nq, nullptr, &ncpu);
                     tq = std::min(tq, secs(t0));
                 }
                 std::printf("%-6s %-10s %10lld %9lld %14.1f %14.1f %s\n", "cpu", set.c_str(),
@@ -213,10 +219,13 @@ int main(int argc, char** argv) {
 #endif
             std::vector<double> dg;
             if (want_gpu && device_available()) {
+                std::vector<index_t> ng;
                 const KdBenchTimes t =
-                    bench_kdtree_device(p.data(), n, q.data(), nq, leaf, std::max(reps, 2), &dg);
-                index_t bad = 0;
-                for (index_t i = 0; i < nq && !dcpu.empty(); ++i) bad += dg[i] != dcpu[i];
+                    bench_kdtree_device(p.data(), n, q.data(), nq, leaf, std::max(reps, 2), &dg,
+                                        &ng, static_cast<index_t>(sort_min));
+                index_t bad = 0;  // distance or nearest index differing from the CPU tree's
+                for (index_t i = 0; i < nq && !dcpu.empty(); ++i)
+                    bad += dg[i] != dcpu[i] || ng[i] != ncpu[i];
                 char check[64];
                 if (dcpu.empty())
                     std::snprintf(check, sizeof check, "-");

@@ -73,13 +73,14 @@ void expect_same_assembly(OversetSystem& serial, DistributedSystem& ds, OversetS
     const AssemblyCounts cd = assemble_distributed(ds, time);
     gather_state(ds, gathered);
     // counts: identical on every rank and equal to the serial ones
-    const long long mine[10] = {cd.nodes,        cd.active_nodes,   cd.inactive_nodes, cd.cells,
-                                cd.active_cells, cd.fringe_cells,   cd.hole_cells,     cd.receptors,
-                                cd.orphans,      cd.islands_removed};
-    const long long ser[10] = {cs.nodes,        cs.active_nodes,   cs.inactive_nodes, cs.cells,
-                               cs.active_cells, cs.fringe_cells,   cs.hole_cells,     cs.receptors,
-                               cs.orphans,      cs.islands_removed};
-    for (int k = 0; k < 10; ++k) EXPECT_EQ(mine[k], ser[k]) << what << " count " << k;
+    const long long mine[11] = {cd.nodes,           cd.active_nodes, cd.inactive_nodes,
+                                cd.cells,           cd.active_cells, cd.fringe_cells,
+                                cd.hole_cells,      cd.receptors,    cd.orphans,
+                                cd.islands_removed, cd.hole_cut};
+    const long long ser[11] = {cs.nodes,        cs.active_nodes,    cs.inactive_nodes, cs.cells,
+                               cs.active_cells, cs.fringe_cells,    cs.hole_cells,     cs.receptors,
+                               cs.orphans,      cs.islands_removed, cs.hole_cut};
+    for (int k = 0; k < 11; ++k) EXPECT_EQ(mine[k], ser[k]) << what << " count " << k;
     EXPECT_GT(cs.receptors, 0) << what;
     EXPECT_GT(cs.hole_cells, 0) << what;
     if (world_rank() != 0) return;
@@ -100,8 +101,14 @@ void expect_same_assembly(OversetSystem& serial, DistributedSystem& ds, OversetS
 }
 
 void check_case(const std::string& name, const std::vector<std::string>& overrides,
-                const std::vector<double>& times) {
+                const std::vector<double>& times, long long min_hole_cut = 0) {
     OversetSystem serial = load_case(name, overrides);
+    if (min_hole_cut > 0) {  // the explicit hole cut acts in this configuration (serial run)
+        OversetSystem probe = serial;
+        const AssemblyCounts c = assemble(probe, times.front());
+        EXPECT_GE(c.hole_cut, min_hole_cut) << name;
+        EXPECT_EQ(c.orphans, 0) << name;
+    }
     OversetSystem gathered = serial;
     DistributedSystem ds = distribute(serial, MPI_COMM_WORLD);
     for (const double t : times) expect_same_assembly(serial, ds, gathered, t, name);
@@ -268,6 +275,17 @@ TEST(OversetDistributedAssembly, SphereBoxEqualsSerial) {
 
 TEST(OversetDistributedAssembly, AirfoilFlapEqualsSerial) {
     check_case("airfoil_flap", {"overset.grids.0.mesh.box.cells=[125,70]"}, {0.0, 2.0, 5.5});
+}
+
+// The explicit hole cut over the ranks: the flap grid reaching 0.25 from its wall into the main
+// element (docs/overset.md): inside flags, cut cells (their nodes' flags OR-ed over the copies),
+// the reaching pairs and the host priority must give the serial classification bit for bit.
+TEST(OversetDistributedAssembly, ReachingFlapHoleCutEqualsSerial) {
+    check_case("airfoil_flap",
+               {"overset.grids.0.mesh.box.cells=[125,70]",
+                "overset.grids.2.mesh.file=" + std::string(UGKS_SOURCE_DIR) +
+                    "/tests/unit/overset/data/flap_reach025.msh"},
+               {0.0, 2.0, 5.5}, 50);
 }
 
 TEST(OversetDistributedAssembly, StoreSeparationEqualsSerial) {

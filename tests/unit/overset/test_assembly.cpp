@@ -113,7 +113,20 @@ TEST(Assembly, CylinderInBoxStandardConfiguration) {
     EXPECT_GT(c.hole_cells, 0);
     EXPECT_GT(c.fringe_cells, 0);
     EXPECT_GT(c.receptors, 0);
-    EXPECT_GT(c.islands_removed, 0);  // background nodes inside the cylinder
+    // background nodes inside the cylinder: cut explicitly; without the explicit hole cut they
+    // are removed as islands, with the same classification
+    EXPECT_GT(c.hole_cut, 0);
+    EXPECT_EQ(c.islands_removed, 0);
+    OversetSystem off = cylinder_in_box();
+    off.hole_cut = false;
+    const AssemblyCounts co = assemble(off, 0.0);
+    EXPECT_GT(co.islands_removed, 0);
+    EXPECT_EQ(co.hole_cut, 0);
+    for (std::size_t g = 0; g < sys.grids.size(); ++g) {
+        EXPECT_EQ(off.grids[g].node_status, sys.grids[g].node_status);
+        EXPECT_EQ(off.grids[g].cell_status, sys.grids[g].cell_status);
+        EXPECT_EQ(off.grids[g].fringe_donor_cell, sys.grids[g].fringe_donor_cell);
+    }
     const OversetGrid& bg = sys.grids[0];
     const OversetGrid& cyl = sys.grids[1];
     // background nodes inside the body (r < 0.5) and near the wall are inactive; far ones active

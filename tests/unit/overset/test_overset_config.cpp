@@ -58,7 +58,11 @@ TEST(OversetConfig, ValidCase) {
     EXPECT_DOUBLE_EQ(c.dt, 0.1);
     EXPECT_EQ(c.output_every, 2);
     EXPECT_EQ(c.leaf_size, 3);
+    EXPECT_EQ(c.hole_cut, "auto");
     EXPECT_EQ(error_of(kCase), "");
+    cfg = Config::from_string(kCase, "case.yaml");
+    cfg.apply_override("overset.hole_cut=off");
+    EXPECT_EQ(parse_overset_case(cfg).hole_cut, "off");
 }
 
 TEST(OversetConfig, ErrorsNameTheKeyPath) {
@@ -88,6 +92,8 @@ TEST(OversetConfig, ErrorsNameTheKeyPath) {
     EXPECT_TRUE(has(e, "overset.grids.1.motion.table.1")) << e;
     e = error_of(kCase, {"overset.grids.1.motion={type: translation}"});
     EXPECT_TRUE(has(e, "overset.grids.1.motion.velocity")) << e;
+    e = error_of(kCase, {"overset.hole_cut=on"});
+    EXPECT_TRUE(has(e, "overset.hole_cut") && has(e, "auto")) << e;
     e = error_of(kCase, {"overset.grids.0.mesh={source: gmsh, file: none.msh}"});
     EXPECT_TRUE(has(e, "overset.grids.0.mesh.file")) << e;
 }

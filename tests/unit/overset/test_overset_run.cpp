@@ -49,8 +49,9 @@ TEST(OversetRun, CylinderBoxFullRevolution) {
     EXPECT_GT(j["counts"]["hole_cells"].get<long>(), 0);
     EXPECT_GT(j["counts"]["receptors"].get<long>(), 0);
     for (const char* k : {"wall_tree_build", "wall_query", "donor_tree_build", "donor_query",
-                          "classification", "donor_stencils"})
+                          "hole_cut", "classification", "donor_stencils"})
         EXPECT_TRUE(j["timings_seconds"].contains(k)) << k;
+    EXPECT_GT(j["counts"]["hole_cut"].get<long>(), 0);  // background nodes inside the cylinder
     EXPECT_EQ(j["history"].size(), 9u);
     // step 0 and step 8 (a full revolution) have the same classification
     const std::string f0 = dir + "/overset_000000.h5", f8 = dir + "/overset_000008.h5";
