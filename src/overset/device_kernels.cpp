@@ -435,28 +435,27 @@ void download_into(std::vector<T>& h, const DeviceArray<T>& a, index_t n) {
 
 // ---- spatial order of query points -------------------------------------------------------------
 
-/// The 21 low bits of v spread to every third bit (bit b -> bit 3b).
-__device__ inline unsigned long long morton_spread21(unsigned long long v) {
-    v &= 0x1fffffull;
-    v = (v | v << 32) & 0x1f00000000ffffull;
-    v = (v | v << 16) & 0x1f0000ff0000ffull;
-    v = (v | v << 8) & 0x100f00f00f00f00full;
-    v = (v | v << 4) & 0x10c30c30c30c30c3ull;
-    v = (v | v << 2) & 0x1249249249249249ull;
+/// The 10 low bits of v spread to every third bit (bit b -> bit 3b).
+__device__ inline unsigned morton_spread10(unsigned v) {
+    v &= 0x3ffu;
+    v = (v | v << 16) & 0x30000ffu;
+    v = (v | v << 8) & 0x300f00fu;
+    v = (v | v << 4) & 0x30c30c3u;
+    v = (v | v << 2) & 0x9249249u;
     return v;
 }
 
-/// 63-bit Morton code of x quantized to 21 bits per axis in the box [lo, hi] (clamped: points
-/// outside the box get the code of the nearest box point; a flat axis quantizes to 0).
-__device__ inline unsigned long long morton_code(const double* x, const double* lo,
-                                                 const double* hi) {
-    unsigned long long c = 0;
+/// 30-bit Morton code of x quantized to 10 bits per axis in the box [lo, hi] (clamped: points
+/// outside the box get the code of the nearest box point; a flat axis quantizes to 0). 1024 cells
+/// per axis order 10^6-10^7 queries as well as finer codes; 32-bit keys halve the radix sort
+/// (measured: performance.md).
+__device__ inline unsigned morton_code(const double* x, const double* lo, const double* hi) {
+    unsigned c = 0;
     for (int a = 0; a < 3; ++a) {
-        const double f = hi[a] > lo[a] ? 2097151.0 / (hi[a] - lo[a]) : 0.0;
+        const double f = hi[a] > lo[a] ? 1023.0 / (hi[a] - lo[a]) : 0.0;
         const double u = (x[a] - lo[a]) * f;
-        const unsigned long long q =
-            u > 0 ? (u < 2097151.0 ? static_cast<unsigned long long>(u) : 2097151ull) : 0ull;
-        c |= morton_spread21(q) << a;
+        const unsigned q = u > 0 ? (u < 1023.0 ? static_cast<unsigned>(u) : 1023u) : 0u;
+        c |= morton_spread10(q) << a;
     }
     return c;
 }
@@ -464,7 +463,7 @@ __device__ inline unsigned long long morton_code(const double* x, const double* 
 /// Orders query points along a Morton curve so that neighbouring threads of a traversal kernel
 /// walk neighbouring subtrees (decisions.md, "query order"). Keeps its scratch between calls.
 struct QuerySorter {
-    DeviceArray<unsigned long long> code, code2;
+    DeviceArray<unsigned> code, code2;
     DeviceArray<int> idx, idx2;
     CubTemp cub;
 
@@ -476,7 +475,7 @@ struct QuerySorter {
         ensure(code2, n, "overset.query_code");
         ensure(idx, n, "overset.query_order");
         ensure(idx2, n, "overset.query_order");
-        unsigned long long* c = code.data();
+        unsigned* c = code.data();
         int* ix = idx.data();
         forall(n, [=] __device__(index_t i) {
             c[i] = morton_code(q + 3 * i, lo, hi);
@@ -484,10 +483,10 @@ struct QuerySorter {
         });
         std::size_t bytes = 0;
         UGKS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, c, code2.data(), ix,
-                                                        idx2.data(), static_cast<int>(n), 0, 63));
+                                                        idx2.data(), static_cast<int>(n), 0, 30));
         void* t = cub.get(bytes);
         UGKS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(t, bytes, c, code2.data(), ix, idx2.data(),
-                                                        static_cast<int>(n), 0, 63));
+                                                        static_cast<int>(n), 0, 30));
         return idx2.data();
     }
 };

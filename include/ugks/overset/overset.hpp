@@ -239,9 +239,11 @@ bool device_available();
 /// Device 1-NN queries of at least this many points run in spatial order: Morton codes of the
 /// queries in the tree's bounding box, a CUB radix sort of (code, index), the traversal in that
 /// order, results scattered back (decisions.md, "query order"; the sort counts in the query time).
-/// Below it the sort's fixed cost (three kernel launches) is not worth it; results never depend
-/// on the order.
-constexpr index_t kDeviceQuerySortMin = 32768;
+/// Below it the sort does not pay (measured on the H200 with the 63-bit codes: 10^5 queries ran
+/// 0.8-1.6 ns/query slower sorted, 10^6 queries 1.5 ns faster; the threshold lies between, where
+/// the traversal's incoherence starts to dominate; performance.md); results never depend on the
+/// order.
+constexpr index_t kDeviceQuerySortMin = 262144;
 /// assemble() on the device (assemble() calls it for Backend::Device).
 AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* times,
                                const Pose& common);
