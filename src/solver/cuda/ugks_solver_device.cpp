@@ -568,6 +568,163 @@ __global__ void k_grad_block(Ctx C, int m) {
     }
 }
 
+/// The thread's velocity s of the block: u, |u|^2 over the first D components, weight, and the
+/// tensor-table indices (ix[0] = -1 without tables).
+template <int D>
+__device__ __forceinline__ void load_velocity(const Ctx& C, index_t s, double (&u)[3], double& u2,
+                                              double& w, int (&ix)[3]) {
+    load_u<D>(C, s, u);
+    w = C.w[s];
+    ix[0] = -1;
+    ix[1] = ix[2] = 0;
+    if (C.tensor) {
+        ix[0] = C.slot_idx[3 * s];
+        if (D > 1) ix[1] = C.slot_idx[3 * s + 1];
+        if (D > 2) ix[2] = C.slot_idx[3 * s + 2];
+    }
+    u2 = 0.0;
+#pragma unroll
+    for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
+}
+
+/// Flux of one (face, velocity) of block m (phys::micro_flux_H's operations without the terms that
+/// are identically zero for D and HB; kinetic wall / symmetry faces from the wall Maxwellian or the
+/// mirrored state): writes Phi_h (and Phi_b) and adds the velocity's free-transport moments to acc.
+/// fc: the face's coefficients (unused on kinetic boundary faces). Shared by k_flux and k_flux_mf.
+template <int D, bool HB>
+__device__ __forceinline__ void face_velocity_flux(
+    const Ctx& C, index_t f, int kind, const phys::FaceCoeffs& fc, index_t L, index_t R, double n0,
+    double n1, double n2, const double* h, const double* b, bool second, double dt, int B, int v,
+    index_t s, const double (&u)[3], double u2, double w, const int (&ix)[3], double (&acc)[5]) {
+    const bool kinetic_bc = kind == kDiffuseWall || kind == kSymmetry;
+    double un = u[0] * n0;
+    if (D > 1) un += u[1] * n1;
+    if (D > 2) un += u[2] * n2;
+    if (kinetic_bc) {
+        const bool wall = kind == kDiffuseWall;
+        const BcDev& bc = C.bcs[C.bc[f]];
+        const double lw = wall ? 1.0 / bc.T : 1.0;
+        const double norm = pow(lw / kPi, 0.5 * C.gas.D);
+        const double rw = C.rho_wall[f];
+        const index_t row = wall ? -1 : C.sym_index[f];
+        const double dtw = C.local_dt ? C.dtf[f] : dt;
+        double hf, bf = 0.0;
+        if (un > 0) {
+            hf = h[B * L + v];
+            if (HB) bf = b[B * L + v];
+        } else if (wall) {
+            double c2 = 0.0;
+            for (int d = 0; d < 3; ++d) c2 += (u[d] - bc.U[d]) * (u[d] - bc.U[d]);
+            hf = rw * norm * exp(-lw * c2);
+            bf = 0.5 * C.gas.K / lw * hf;
+        } else {
+            const index_t sm = C.mirror[bc.axis * C.ns + s];
+            hf = sm >= 0 ? C.sym_h[row * C.ns + sm] : 0.0;
+            if (HB) bf = sm >= 0 ? C.sym_b[row * C.ns + sm] : 0.0;
+        }
+        const double ph = dtw * un * hf, pb = dtw * un * bf;
+        C.phi_h[f * B + v] = ph;
+        if (HB) C.phi_b[f * B + v] = pb;
+        const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+        acc[0] += w * ph;
+        acc[1] += w * u[0] * ph;
+        acc[2] += w * u[1] * ph;
+        acc[3] += w * u[2] * ph;
+        acc[4] += w * 0.5 * (uu * ph + pb);
+    } else {
+        const phys::Prim& p0 = fc.p0;
+        const bool ghost_maxwellian = kind == kGhostMaxwellian;
+        const double lam = p0.lambda;
+        const double xi4 = HB ? C.gas.K * (C.gas.K + 2.0) / (4.0 * lam * lam) : 0.0;
+        double hf = 0.0, bf = 0.0;
+        double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
+        const index_t c = un > 0 ? L : (R >= 0 ? R : -1);
+        if (c >= 0) {
+            const double* dxc = c == L ? &C.dxL[3 * f] : &C.dxR[3 * f];
+            hf = h[B * c + v];
+            if (HB) bf = b[B * c + v];
+            if (second) {
+#pragma unroll
+                for (int d = 0; d < 3; ++d) {
+                    ghf[d] = C.gh[3 * B * c + d * B + v];
+                    if (HB) gbf[d] = C.gb[3 * B * c + d * B + v];
+                    hf += ghf[d] * dxc[d];
+                    if (HB) bf += gbf[d] * dxc[d];
+                }
+            }
+        } else if (ghost_maxwellian) {
+            const BcDev& bc = C.bcs[C.bc[f]];
+            phys::Prim pg;
+            pg.rho = bc.rho;
+            for (int d = 0; d < 3; ++d) pg.U[d] = bc.U[d];
+            pg.lambda = 1.0 / bc.T;
+            double Hg, Bm;
+            phys::maxwellian(pg, C.gas, u, Hg, Bm);
+            hf = Hg;
+            bf = Bm;
+        } else {
+            hf = h[B * L + v];
+            if (HB) bf = b[B * L + v];
+        }
+        // phys::micro_flux_H (maxwellian_at_t with the table indices loaded above)
+        double H0;
+        if (!C.tensor) {
+            const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
+            double c2 = 0.0;
+#pragma unroll
+            for (int d = 0; d < D; ++d) c2 += (u[d] - p0.U[d]) * (u[d] - p0.U[d]);
+            H0 = p0.rho * norm0 * exp(-p0.lambda * c2);
+        } else if (ix[0] < 0) {
+            H0 = 0.0;
+        } else {
+            const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
+            const double* fE = &C.faceE[f * C.ntab];
+            H0 = p0.rho * norm0 * fE[ix[0]];
+            if (D > 1) H0 *= fE[ix[1]];
+            if (D > 2) H0 *= fE[ix[2]];
+        }
+        double hplus, bplus, c2, Hp, B0, Bp;
+        shakhov_H_t<D, HB>(p0, fc.qf, C.gas, u, H0, hplus, bplus, c2, Hp, B0, Bp);
+        const phys::Slope* a = un > 0.0 ? fc.aL : fc.aR;
+        double sh = 0.0, sb = 0.0;
+#pragma unroll
+        for (int j = 0; j < D; ++j) {
+            double poly = a[j].a0 + 0.5 * a[j].aE * u2;
+#pragma unroll
+            for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
+            if (HB) {
+                sh += u[j] * (poly * H0 + 0.5 * a[j].aE * B0);
+                sb += u[j] * (poly * B0 + 0.5 * a[j].aE * xi4 * H0);
+            } else {
+                sh += u[j] * (poly * H0);
+            }
+        }
+        const phys::Slope& A = fc.A;
+        double polyA = A.a0 + 0.5 * A.aE * u2;
+#pragma unroll
+        for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];
+        const double ah = HB ? polyA * H0 + 0.5 * A.aE * B0 : polyA * H0;
+        double ugh = u[0] * ghf[0], ugb = u[0] * gbf[0];
+        if (D > 1) ugh += u[1] * ghf[1], ugb += u[1] * gbf[1];
+        if (D > 2) ugh += u[2] * ghf[2], ugb += u[2] * gbf[2];
+        const phys::TimeCoeffs& tc = fc.tc;
+        const double fmh = un * (tc.q4 * hf - tc.q5 * ugh);
+        const double ph = un * (tc.q1 * (H0 + Hp) + tc.q2 * sh + tc.q3 * ah) + fmh;
+        C.phi_h[f * B + v] = ph;
+        double fmb = 0.0;
+        if (HB) {
+            const double ab = polyA * B0 + 0.5 * A.aE * xi4 * H0;
+            fmb = un * (tc.q4 * bf - tc.q5 * ugb);
+            C.phi_b[f * B + v] = un * (tc.q1 * (B0 + Bp) + tc.q2 * sb + tc.q3 * ab) + fmb;
+        }
+        acc[0] += w * fmh;
+        acc[1] += w * u[0] * fmh;
+        if (D > 1) acc[2] += w * u[1] * fmh;
+        if (D > 2) acc[3] += w * u[2] * fmh;
+        acc[4] += HB ? w * 0.5 * (u2 * fmh + fmb) : w * 0.5 * (u2 * fmh);
+    }
+}
+
 /// Face fluxes of block m: one thread group per face, one thread per velocity (strided when B
 /// exceeds the group); the block's free-transport moments reduced in the group (fixed order: warp
 /// shuffle tree, then the warps in order) and added once to the face accumulator. D (velocity
@@ -583,8 +740,7 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double d
     const int B = C.B;
     const int kind = C.kind[f];
     constexpr int kFcWords = sizeof(phys::FaceCoeffs) / sizeof(double);
-    const bool kinetic_bc = kind == kDiffuseWall || kind == kSymmetry;
-    if (!kinetic_bc) {
+    if (kind != kDiffuseWall && kind != kSymmetry) {
         const double* src = reinterpret_cast<const double*>(&C.fc[f]);
         for (int t = threadIdx.x; t < kFcWords; t += blockDim.x) s_fc[t] = src[t];
     }
@@ -597,138 +753,13 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double d
     const double* h = C.h + static_cast<index_t>(m) * C.nc * B;
     const double* b = HB ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
     double acc[5] = {0, 0, 0, 0, 0};
-    if (kinetic_bc) {
-        const bool wall = kind == kDiffuseWall;
-        const BcDev& bc = C.bcs[C.bc[f]];
-        const double lw = wall ? 1.0 / bc.T : 1.0;
-        const double norm = pow(lw / kPi, 0.5 * C.gas.D);
-        const double rw = C.rho_wall[f];
-        const index_t row = wall ? -1 : C.sym_index[f];
-        const double dtw = C.local_dt ? C.dtf[f] : dt;
-        for (int v = threadIdx.x; v < B; v += blockDim.x) {
-            const index_t s = s0 + v;
-            double u[3];
-            load_u<D>(C, s, u);
-            double un = u[0] * n0;
-            if (D > 1) un += u[1] * n1;
-            if (D > 2) un += u[2] * n2;
-            double hf, bf = 0.0;
-            if (un > 0) {
-                hf = h[B * L + v];
-                if (HB) bf = b[B * L + v];
-            } else if (wall) {
-                double c2 = 0.0;
-                for (int d = 0; d < 3; ++d) c2 += (u[d] - bc.U[d]) * (u[d] - bc.U[d]);
-                hf = rw * norm * exp(-lw * c2);
-                bf = 0.5 * C.gas.K / lw * hf;
-            } else {
-                const index_t sm = C.mirror[bc.axis * C.ns + s];
-                hf = sm >= 0 ? C.sym_h[row * C.ns + sm] : 0.0;
-                if (HB) bf = sm >= 0 ? C.sym_b[row * C.ns + sm] : 0.0;
-            }
-            const double ph = dtw * un * hf, pb = dtw * un * bf;
-            C.phi_h[f * B + v] = ph;
-            if (HB) C.phi_b[f * B + v] = pb;
-            const double w = C.w[s];
-            const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-            acc[0] += w * ph;
-            acc[1] += w * u[0] * ph;
-            acc[2] += w * u[1] * ph;
-            acc[3] += w * u[2] * ph;
-            acc[4] += w * 0.5 * (u2 * ph + pb);
-        }
-    } else {
-        const phys::Prim& p0 = fc.p0;
-        const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
-        const double* fE = C.tensor ? &C.faceE[f * C.ntab] : nullptr;
-        const bool ghost_maxwellian = kind == kGhostMaxwellian;
-        const double lam = p0.lambda;
-        const double xi4 = HB ? C.gas.K * (C.gas.K + 2.0) / (4.0 * lam * lam) : 0.0;
-        const phys::TimeCoeffs tc = fc.tc;
-        const double* dxL = &C.dxL[3 * f];
-        const double* dxR = &C.dxR[3 * f];
-        for (int v = threadIdx.x; v < B; v += blockDim.x) {
-            const index_t s = s0 + v;
-            double u[3];
-            load_u<D>(C, s, u);
-            double un = u[0] * n0;
-            if (D > 1) un += u[1] * n1;
-            if (D > 2) un += u[2] * n2;
-            double hf = 0.0, bf = 0.0;
-            double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
-            const index_t c = un > 0 ? L : (R >= 0 ? R : -1);
-            if (c >= 0) {
-                const double* dxc = c == L ? dxL : dxR;
-                hf = h[B * c + v];
-                if (HB) bf = b[B * c + v];
-                if (second) {
-#pragma unroll
-                    for (int d = 0; d < 3; ++d) {
-                        ghf[d] = C.gh[3 * B * c + d * B + v];
-                        if (HB) gbf[d] = C.gb[3 * B * c + d * B + v];
-                        hf += ghf[d] * dxc[d];
-                        if (HB) bf += gbf[d] * dxc[d];
-                    }
-                }
-            } else if (ghost_maxwellian) {
-                const BcDev& bc = C.bcs[C.bc[f]];
-                phys::Prim pg;
-                pg.rho = bc.rho;
-                for (int d = 0; d < 3; ++d) pg.U[d] = bc.U[d];
-                pg.lambda = 1.0 / bc.T;
-                double H, Bm;
-                phys::maxwellian(pg, C.gas, u, H, Bm);
-                hf = H;
-                bf = Bm;
-            } else {
-                hf = h[B * L + v];
-                if (HB) bf = b[B * L + v];
-            }
-            // phys::micro_flux_H
-            const double H0 = maxwellian_at_t<D>(C, p0, norm0, fE, s, u);
-            double hplus, bplus, c2, Hp, B0, Bp;
-            shakhov_H_t<D, HB>(p0, fc.qf, C.gas, u, H0, hplus, bplus, c2, Hp, B0, Bp);
-            double u2 = 0.0;
-#pragma unroll
-            for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
-            const phys::Slope* a = un > 0.0 ? fc.aL : fc.aR;
-            double sh = 0.0, sb = 0.0;
-#pragma unroll
-            for (int j = 0; j < D; ++j) {
-                double poly = a[j].a0 + 0.5 * a[j].aE * u2;
-#pragma unroll
-                for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
-                if (HB) {
-                    sh += u[j] * (poly * H0 + 0.5 * a[j].aE * B0);
-                    sb += u[j] * (poly * B0 + 0.5 * a[j].aE * xi4 * H0);
-                } else {
-                    sh += u[j] * (poly * H0);
-                }
-            }
-            const phys::Slope& A = fc.A;
-            double polyA = A.a0 + 0.5 * A.aE * u2;
-#pragma unroll
-            for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];
-            const double ah = HB ? polyA * H0 + 0.5 * A.aE * B0 : polyA * H0;
-            double ugh = u[0] * ghf[0], ugb = u[0] * gbf[0];
-            if (D > 1) ugh += u[1] * ghf[1], ugb += u[1] * gbf[1];
-            if (D > 2) ugh += u[2] * ghf[2], ugb += u[2] * gbf[2];
-            const double fmh = un * (tc.q4 * hf - tc.q5 * ugh);
-            const double ph = un * (tc.q1 * (H0 + Hp) + tc.q2 * sh + tc.q3 * ah) + fmh;
-            C.phi_h[f * B + v] = ph;
-            double fmb = 0.0;
-            if (HB) {
-                const double ab = polyA * B0 + 0.5 * A.aE * xi4 * H0;
-                fmb = un * (tc.q4 * bf - tc.q5 * ugb);
-                C.phi_b[f * B + v] = un * (tc.q1 * (B0 + Bp) + tc.q2 * sb + tc.q3 * ab) + fmb;
-            }
-            const double w = C.w[s];
-            acc[0] += w * fmh;
-            acc[1] += w * u[0] * fmh;
-            if (D > 1) acc[2] += w * u[1] * fmh;
-            if (D > 2) acc[3] += w * u[2] * fmh;
-            acc[4] += HB ? w * 0.5 * (u2 * fmh + fmb) : w * 0.5 * (u2 * fmh);
-        }
+    for (int v = threadIdx.x; v < B; v += blockDim.x) {
+        const index_t s = s0 + v;
+        double u[3], u2, w;
+        int ix[3];
+        load_velocity<D>(C, s, u, u2, w, ix);
+        face_velocity_flux<D, HB>(C, f, kind, fc, L, R, n0, n1, n2, h, b, second, dt, B, v, s, u,
+                                  u2, w, ix, acc);
     }
     double tot[5];
     warp_group_reduce<5>(acc, s_part, tot);
@@ -760,18 +791,9 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, doubl
     const int v = threadIdx.x;
     const bool active = v < B;
     const index_t s = static_cast<index_t>(m) * B + (active ? v : 0);
-    double u[3];
-    load_u<D>(C, s, u);
-    const double w = C.w[s];
-    int ix[3] = {-1, 0, 0};
-    if (C.tensor) {
-        ix[0] = C.slot_idx[3 * s];
-        if (D > 1) ix[1] = C.slot_idx[3 * s + 1];
-        if (D > 2) ix[2] = C.slot_idx[3 * s + 2];
-    }
-    double u2 = 0.0;
-#pragma unroll
-    for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
+    double u[3], u2, w;
+    int ix[3];
+    load_velocity<D>(C, s, u, u2, w, ix);
     const bool second = C.order >= 2;
     const double* h = C.h + static_cast<index_t>(m) * C.nc * B;
     const double* b = HB ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
@@ -780,140 +802,13 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, doubl
     for (int ff = 0; ff < nface; ++ff) {
         const index_t f = f0 + ff;
         const int kind = C.kind[f];
-        const bool kinetic_bc = kind == kDiffuseWall || kind == kSymmetry;
         const index_t L = C.owner[f], R = C.neigh[f];
         const double n0 = C.normal[3 * f], n1 = C.normal[3 * f + 1], n2 = C.normal[3 * f + 2];
         double acc[5] = {0, 0, 0, 0, 0};
-        if (active) {
-            double un = u[0] * n0;
-            if (D > 1) un += u[1] * n1;
-            if (D > 2) un += u[2] * n2;
-            if (kinetic_bc) {
-                const bool wall = kind == kDiffuseWall;
-                const BcDev& bc = C.bcs[C.bc[f]];
-                const double lw = wall ? 1.0 / bc.T : 1.0;
-                const double norm = pow(lw / kPi, 0.5 * C.gas.D);
-                const double rw = C.rho_wall[f];
-                const index_t row = wall ? -1 : C.sym_index[f];
-                const double dtw = C.local_dt ? C.dtf[f] : dt;
-                double hf, bf = 0.0;
-                if (un > 0) {
-                    hf = h[B * L + v];
-                    if (HB) bf = b[B * L + v];
-                } else if (wall) {
-                    double c2 = 0.0;
-                    for (int d = 0; d < 3; ++d) c2 += (u[d] - bc.U[d]) * (u[d] - bc.U[d]);
-                    hf = rw * norm * exp(-lw * c2);
-                    bf = 0.5 * C.gas.K / lw * hf;
-                } else {
-                    const index_t sm = C.mirror[bc.axis * C.ns + s];
-                    hf = sm >= 0 ? C.sym_h[row * C.ns + sm] : 0.0;
-                    if (HB) bf = sm >= 0 ? C.sym_b[row * C.ns + sm] : 0.0;
-                }
-                const double ph = dtw * un * hf, pb = dtw * un * bf;
-                C.phi_h[f * B + v] = ph;
-                if (HB) C.phi_b[f * B + v] = pb;
-                const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-                acc[0] += w * ph;
-                acc[1] += w * u[0] * ph;
-                acc[2] += w * u[1] * ph;
-                acc[3] += w * u[2] * ph;
-                acc[4] += w * 0.5 * (uu * ph + pb);
-            } else {
-                const phys::FaceCoeffs& fc =
-                    *reinterpret_cast<const phys::FaceCoeffs*>(&s_fc[ff * kFcWords]);
-                const phys::Prim& p0 = fc.p0;
-                const bool ghost_maxwellian = kind == kGhostMaxwellian;
-                const double lam = p0.lambda;
-                const double xi4 = HB ? C.gas.K * (C.gas.K + 2.0) / (4.0 * lam * lam) : 0.0;
-                double hf = 0.0, bf = 0.0;
-                double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
-                const index_t c = un > 0 ? L : (R >= 0 ? R : -1);
-                if (c >= 0) {
-                    const double* dxc = c == L ? &C.dxL[3 * f] : &C.dxR[3 * f];
-                    hf = h[B * c + v];
-                    if (HB) bf = b[B * c + v];
-                    if (second) {
-#pragma unroll
-                        for (int d = 0; d < 3; ++d) {
-                            ghf[d] = C.gh[3 * B * c + d * B + v];
-                            if (HB) gbf[d] = C.gb[3 * B * c + d * B + v];
-                            hf += ghf[d] * dxc[d];
-                            if (HB) bf += gbf[d] * dxc[d];
-                        }
-                    }
-                } else if (ghost_maxwellian) {
-                    const BcDev& bc = C.bcs[C.bc[f]];
-                    phys::Prim pg;
-                    pg.rho = bc.rho;
-                    for (int d = 0; d < 3; ++d) pg.U[d] = bc.U[d];
-                    pg.lambda = 1.0 / bc.T;
-                    double Hg, Bm;
-                    phys::maxwellian(pg, C.gas, u, Hg, Bm);
-                    hf = Hg;
-                    bf = Bm;
-                } else {
-                    hf = h[B * L + v];
-                    if (HB) bf = b[B * L + v];
-                }
-                // phys::micro_flux_H (maxwellian_at_t with the table indices loaded above)
-                double H0;
-                if (!C.tensor) {
-                    const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
-                    double c2 = 0.0;
-#pragma unroll
-                    for (int d = 0; d < D; ++d) c2 += (u[d] - p0.U[d]) * (u[d] - p0.U[d]);
-                    H0 = p0.rho * norm0 * exp(-p0.lambda * c2);
-                } else if (ix[0] < 0) {
-                    H0 = 0.0;
-                } else {
-                    const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
-                    const double* fE = &C.faceE[f * C.ntab];
-                    H0 = p0.rho * norm0 * fE[ix[0]];
-                    if (D > 1) H0 *= fE[ix[1]];
-                    if (D > 2) H0 *= fE[ix[2]];
-                }
-                double hplus, bplus, c2, Hp, B0, Bp;
-                shakhov_H_t<D, HB>(p0, fc.qf, C.gas, u, H0, hplus, bplus, c2, Hp, B0, Bp);
-                const phys::Slope* a = un > 0.0 ? fc.aL : fc.aR;
-                double sh = 0.0, sb = 0.0;
-#pragma unroll
-                for (int j = 0; j < D; ++j) {
-                    double poly = a[j].a0 + 0.5 * a[j].aE * u2;
-#pragma unroll
-                    for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
-                    if (HB) {
-                        sh += u[j] * (poly * H0 + 0.5 * a[j].aE * B0);
-                        sb += u[j] * (poly * B0 + 0.5 * a[j].aE * xi4 * H0);
-                    } else {
-                        sh += u[j] * (poly * H0);
-                    }
-                }
-                const phys::Slope& A = fc.A;
-                double polyA = A.a0 + 0.5 * A.aE * u2;
-#pragma unroll
-                for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];
-                const double ah = HB ? polyA * H0 + 0.5 * A.aE * B0 : polyA * H0;
-                double ugh = u[0] * ghf[0], ugb = u[0] * gbf[0];
-                if (D > 1) ugh += u[1] * ghf[1], ugb += u[1] * gbf[1];
-                if (D > 2) ugh += u[2] * ghf[2], ugb += u[2] * gbf[2];
-                const phys::TimeCoeffs& tc = fc.tc;
-                const double fmh = un * (tc.q4 * hf - tc.q5 * ugh);
-                const double ph = un * (tc.q1 * (H0 + Hp) + tc.q2 * sh + tc.q3 * ah) + fmh;
-                C.phi_h[f * B + v] = ph;
-                double fmb = 0.0;
-                if (HB) {
-                    const double ab = polyA * B0 + 0.5 * A.aE * xi4 * H0;
-                    fmb = un * (tc.q4 * bf - tc.q5 * ugb);
-                    C.phi_b[f * B + v] = un * (tc.q1 * (B0 + Bp) + tc.q2 * sb + tc.q3 * ab) + fmb;
-                }
-                acc[0] += w * fmh;
-                acc[1] += w * u[0] * fmh;
-                if (D > 1) acc[2] += w * u[1] * fmh;
-                if (D > 2) acc[3] += w * u[2] * fmh;
-                acc[4] += HB ? w * 0.5 * (u2 * fmh + fmb) : w * 0.5 * (u2 * fmh);
-            }
-        }
+        if (active)
+            face_velocity_flux<D, HB>(
+                C, f, kind, *reinterpret_cast<const phys::FaceCoeffs*>(&s_fc[ff * kFcWords]), L, R,
+                n0, n1, n2, h, b, second, dt, B, v, s, u, u2, w, ix, acc);
 #pragma unroll
         for (int e = 0; e < 5; ++e)
             for (int off = 16; off > 0; off >>= 1)
