@@ -109,6 +109,18 @@ WallView wall_view(const WallSurface& s, const double* xyz) {
     return w;
 }
 
+void inside_flags(const std::vector<WallView>& walls, const std::vector<int>& wall_grid,
+                  const double* x, index_t n, std::int8_t* out) {
+    host_for(n, [&, x, out](index_t i) {
+        out[i] = 0;
+        for (std::size_t k = 0; k < walls.size(); ++k)
+            if (wall_inside(walls[k], x + 3 * i)) {
+                out[i] = static_cast<std::int8_t>(1 + wall_grid[k]);
+                break;
+            }
+    });
+}
+
 namespace {
 
 /// The wall faces of a mesh (boundary faces of the wall patches) as oriented segments/triangles:
@@ -443,14 +455,7 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
             }
         if (walls.empty()) continue;
         std::int8_t* ib = g.in_body.data();
-        const double* x = g.xyz.data();
-        host_for(m.n_nodes(), [&, ib, x](index_t i) {
-            for (std::size_t k = 0; k < walls.size(); ++k)
-                if (wall_inside(walls[k], x + 3 * i)) {
-                    ib[i] = static_cast<std::int8_t>(1 + wall_grid[k]);
-                    break;
-                }
-        });
+        inside_flags(walls, wall_grid, g.xyz.data(), m.n_nodes(), ib);
         for (index_t i = 0; i < m.n_nodes(); ++i)
             if (ib[i]) reach[gi * ng + ib[i] - 1] = 1;
         std::int8_t* cs = g.cell_status.data();

@@ -477,15 +477,7 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
             }
         if (walls.empty()) continue;
         std::vector<std::int8_t> ib(static_cast<std::size_t>(g.n_nodes()), 0);
-        std::int8_t* ibp = ib.data();
-        const double* x = g.xyz.data();
-        host_for(g.n_nodes(), [&, ibp, x](index_t i) {
-            for (std::size_t k = 0; k < walls.size(); ++k)
-                if (wall_inside(walls[k], x + 3 * i)) {
-                    ibp[i] = static_cast<std::int8_t>(1 + wall_grid[k]);
-                    break;
-                }
-        });
+        inside_flags(walls, wall_grid, g.xyz.data(), g.n_nodes(), ib.data());
         for (index_t i = 0; i < g.n_nodes(); ++i)
             if (ib[i]) reach[gi * ng + ib[i] - 1] = 1;
         for (index_t c = 0; c < g.n_cells(); ++c)

@@ -105,6 +105,11 @@ WallSurface make_wall_surface(int dim, index_t n_nodes, std::vector<index_t> fac
 void update_wall_surface(WallSurface& s, const double* xyz, int leaf_size = 3);
 /// Host view of s at coordinates xyz (after update_wall_surface with the same xyz).
 WallView wall_view(const WallSurface& s, const double* xyz);
+/// Inside flags of n points x (3 per point) against the closed walls `walls` of the grids
+/// `wall_grid` (same order): out[i] = 1 + the first of those grids whose wall contains x_i, else 0
+/// (host threads; the serial and the distributed assembly).
+void inside_flags(const std::vector<WallView>& walls, const std::vector<int>& wall_grid,
+                  const double* x, index_t n, std::int8_t* out);
 
 /// A grid during the assembly. Node coordinates and per-node/per-cell results are flat arrays.
 struct OversetGrid {
