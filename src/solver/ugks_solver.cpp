@@ -542,9 +542,10 @@ void UgksSolver::sweep(double dt) {
                         } else {
                             const index_t gm =
                                 m_blocks.mirror[axis][static_cast<index_t>(m_first) * B + s];
-                            const index_t sm = gm - static_cast<index_t>(m_first) * B;
-                            hf = m_sym_h[row * ns + sm];
-                            if (b) bf = m_sym_b[row * ns + sm];
+                            // padding slots (weight 0) have no mirror (gm = -1): no incident value
+                            const index_t sm = gm >= 0 ? gm - static_cast<index_t>(m_first) * B : -1;
+                            hf = sm >= 0 ? m_sym_h[row * ns + sm] : 0.0;
+                            if (b) bf = sm >= 0 ? m_sym_b[row * ns + sm] : 0.0;
                         }
                         const double ph = dtw * un * hf, pb = dtw * un * bf;
                         phi_h[f * B + v] = ph;
