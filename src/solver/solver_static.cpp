@@ -8,6 +8,7 @@
 
 #include "ugks/core/error.hpp"
 #include "ugks/physics/kinetic.hpp"
+#include "ugks/solver/kernels/reconstruct.hpp"
 
 namespace ugks {
 namespace {
@@ -179,6 +180,46 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
             }
         }
     }
+
+    // Per LSQ slot the neighbour cell, per cell-face entry the signed area (owned cells), per
+    // owned cell the limiter threshold scale (K dh)^3 with dh = V^(1/dim).
+    S.lsq_nbr.assign(std::max<index_t>(1, S.lsq_off[S.no]), -1);
+    S.cf_sarea.assign(std::max<std::size_t>(1, mesh.cell_faces.size()), 0.0);
+    S.kd3.assign(std::max<index_t>(1, S.no), 0.0);
+    for (index_t i = 0; i < S.no; ++i) {
+        index_t slot = S.lsq_off[i];
+        for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1];
+             ++k, ++slot) {
+            const index_t f = mesh.cell_faces[k];
+            const bool own = mesh.face_owner[f] == i;
+            S.lsq_nbr[slot] = own ? mesh.face_neighbour[f] : mesh.face_owner[f];
+            S.cf_sarea[k] = (own ? 1.0 : -1.0) * mesh.face_area[f];
+        }
+        S.kd3[i] = std::pow(
+            setup.numerics.venkatakrishnan_k * std::pow(mesh.cell_volume[i], 1.0 / S.dim), 3.0);
+    }
+    const std::string& lim = setup.numerics.limiter;
+    S.limiter = lim == "venkatakrishnan"   ? kern::kVenkatakrishnan
+                : lim == "barth_jespersen" ? kern::kBarthJespersen
+                                           : kern::kNoLimiter;
+    // Mirrored slots per velocity axis in local numbering (symmetry planes; -1: none, e.g. the
+    // padding slots).
+    S.mirror.assign(3 * static_cast<std::size_t>(std::max<index_t>(1, ns)), -1);
+    for (int a = 0; a < 3; ++a)
+        if (!blocks.mirror[a].empty())
+            for (index_t s = 0; s < ns; ++s) {
+                const index_t gm = blocks.mirror[a][g0 + s];
+                S.mirror[a * ns + s] = gm >= 0 ? gm - g0 : -1;
+            }
+    auto flat = [](const std::vector<Vec3>& v) {
+        std::vector<double> out(std::max<std::size_t>(3, 3 * v.size()), 0.0);
+        for (std::size_t i = 0; i < v.size(); ++i)
+            for (int d = 0; d < 3; ++d) out[3 * i + d] = v[i][d];
+        return out;
+    };
+    S.normal = flat(mesh.face_normal);
+    S.face_centroid = flat(mesh.face_centroid);
+    S.cell_centroid = flat(mesh.cell_centroid);
     return S;
 }
 

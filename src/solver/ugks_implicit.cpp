@@ -10,6 +10,8 @@
 #include "cpu_kernels.hpp"
 #include "ugks/core/timer.hpp"
 #include "ugks/solver/implicit_ops.hpp"
+#include "ugks/solver/kernels/time_step.hpp"
+#include "ugks/solver/kernels/update.hpp"
 #include "ugks/solver/ugks_solver.hpp"
 
 namespace ugks {
@@ -40,29 +42,13 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
     // over the flux step (docs/steady.md section 7.2). Boundary faces and other ranks' cells
     // contribute no increment.
     const double gamma = (m_gas.N + 2.0) / m_gas.N;
-    const double visc = gamma / m_gas.Pr;
     std::vector<double> rf(m_nf, 0.0);
     for (index_t f = 0; f < m_nf; ++f) {
         const index_t L = m_mesh.face_owner[f], R = m_mesh.face_neighbour[f];
-        const double* n = m_mesh.face_normal[f].data();
-        auto radius = [&](index_t c) {
-            const auto& p = m_prim[c];
-            const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
-            const double RT = 0.5 / p.lambda;
-            const double nu = RT * std::min(m_tau[c], m_dtf[f]);
-            return std::make_pair(Un + std::sqrt(gamma * RT), nu);
-        };
-        auto [sL, nuL] = radius(L);
-        double s = sL, nu = nuL;
-        if (R >= 0) {
-            auto [sR, nuR] = radius(R);
-            s = std::max(s, sR);
-            nu = std::max(nu, nuR);
-        }
-        double d = 0.0;  // normal distance between the cell centre and the neighbour (image)
-        for (int k = 0; k < 3; ++k) d += (m_s.face_dxL[3 * f + k] - m_s.face_dxR[3 * f + k]) * n[k];
-        d = std::max(std::abs(d), 1e-300);
-        rf[f] = s + 2.0 * nu * visc / d;
+        rf[f] = kern::spectral_radius(m_prim[L], m_tau[L], m_prim[R >= 0 ? R : L],
+                                      m_tau[R >= 0 ? R : L], R >= 0, &m_s.normal[3 * f],
+                                      &m_s.face_dxL[3 * f], &m_s.face_dxR[3 * f], m_dtf[f],
+                                      m_gas.N, m_gas.Pr);
     }
     std::vector<double> diag(m_no);
     for (index_t i = 0; i < m_no; ++i) {
@@ -124,22 +110,21 @@ void UgksSolver::implicit_micro() {
             rhs_b(b ? static_cast<std::size_t>(m_no) * B : 0);
         std::vector<double> dh(static_cast<std::size_t>(m_nc) * B, 0.0),
             db(b ? static_cast<std::size_t>(m_nc) * B : 0, 0.0);
-        for (index_t i = 0; i < m_no; ++i) {
-            const double it = 1.0 / m_tau[i];
-            const cpu::EqConst& C = m_cell_eq[i];
-            for (int v = 0; v < B; ++v) {
-                double hp, bp;
-                if (D == 1)
-                    cpu::shakhov_lane<1>(C, V.ux[v], V.uy[v], V.uz[v], hp, bp);
-                else if (D == 2)
-                    cpu::shakhov_lane<2>(C, V.ux[v], V.uy[v], V.uz[v], hp, bp);
-                else
-                    cpu::shakhov_lane<3>(C, V.ux[v], V.uy[v], V.uz[v], hp, bp);
-                const std::size_t k = static_cast<std::size_t>(i) * B + v;
-                rhs_h[k] = m_res_h[base + k] + it * (hp - h[k]);
-                if (b) rhs_b[k] = m_res_b[base + k] + it * (bp - b[k]);
+        phys::detail::with_dim(D, [&](auto Dc) {
+            constexpr int DD = decltype(Dc)::value;
+            for (index_t i = 0; i < m_no; ++i) {
+                const double it = 1.0 / m_tau[i];
+                const phys::EqConst& C = m_cell_eq[i];
+                for (int v = 0; v < B; ++v) {
+                    const double u[3] = {V.ux[v], V.uy[v], V.uz[v]};
+                    double hp, bp;
+                    phys::shakhov_given_H<DD, true>(C, u, phys::maxwellian_H<DD>(C, u), hp, bp);
+                    const std::size_t k = static_cast<std::size_t>(i) * B + v;
+                    rhs_h[k] = m_res_h[base + k] + it * (hp - h[k]);
+                    if (b) rhs_b[k] = m_res_b[base + k] + it * (bp - b[k]);
+                }
             }
-        }
+        });
         // (1/dtau + 1/tau + (1/V) sum_f S (u.n)^+) df_i - (1/V) sum_f S (u.n)^- df_j = rhs_i
         implicit::micro_sgs(m_mesh, m_no, B, V.ux, V.uy, V.uz, a0.data(), rhs_h.data(), dh.data(),
                             b ? rhs_b.data() : nullptr, b ? db.data() : nullptr, m_order.data(),
@@ -150,19 +135,16 @@ void UgksSolver::implicit_micro() {
         }
         // moments of rhs - df/tau: the residual with f^{n+1}
         for (index_t i = 0; i < m_no; ++i) {
-            double* q = &Qb[(static_cast<std::size_t>(m) * m_no + i) * 5];
+            double q[5] = {0, 0, 0, 0, 0};
             const double it = 1.0 / m_tau[i];
             for (int v = 0; v < B; ++v) {
                 const std::size_t k = static_cast<std::size_t>(i) * B + v;
                 const double rh = rhs_h[k] - it * dh[k];
                 const double rb = b ? rhs_b[k] - it * db[k] : 0.0;
-                const double w = V.w[v], u0 = V.ux[v], u1 = V.uy[v], u2 = V.uz[v];
-                q[0] += w * rh;
-                q[1] += w * u0 * rh;
-                q[2] += w * u1 * rh;
-                q[3] += w * u2 * rh;
-                q[4] += w * 0.5 * ((u0 * u0 + u1 * u1 + u2 * u2) * rh + rb);
+                const double u[3] = {V.ux[v], V.uy[v], V.uz[v]};
+                kern::add_conserved_moments(V.w[v], u, rh, rb, q);
             }
+            for (int e = 0; e < 5; ++e) Qb[(static_cast<std::size_t>(m) * m_no + i) * 5 + e] = q[e];
         }
     }
     // Moment-consistency correction (docs/steady.md section 7.4): W += tau (Rm - Q), Q the

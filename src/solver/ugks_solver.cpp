@@ -1,4 +1,6 @@
-// The UGKS single-sweep step on the CPU backend (ugks-formulation.md section 10, decisions U1-U10).
+// The UGKS single-sweep step on the CPU backend (docs/formulation.md section 10): the CPU schedules
+// (OpenMP over cells and faces, SIMD over the velocities of a block) of the kernel functions in
+// include/ugks/solver/kernels/ and physics/kinetic.hpp, which the CUDA backend calls as well.
 #include "ugks/solver/ugks_solver.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +10,10 @@
 #include <string_view>
 
 #include "cpu_kernels.hpp"
+#include "ugks/solver/kernels/bc_diffuse_wall.hpp"
+#include "ugks/solver/kernels/bc_symmetry.hpp"
+#include "ugks/solver/kernels/face_input.hpp"
+#include "ugks/solver/kernels/time_step.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/timer.hpp"
 #include "ugks/solver/implicit_ops.hpp"
@@ -16,32 +22,8 @@
 namespace ugks {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
 inline double dot3(const double* a, const double* b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/// Venkatakrishnan / Barth-Jespersen limiter factor for one face (section 4.3).
-inline double limiter_face(int kind, double d1max, double d1min, double d2, double eps2) {
-    if (kind == 0) {  // venkatakrishnan
-        if (d2 == 0.0) return 1.0;
-        const double d1 = d2 > 0 ? d1max : d1min;
-        const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
-        const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
-        return std::min(1.0, num / den);
-    }
-    if (kind == 1) {  // barth_jespersen
-        if (d2 > 0) return std::min(1.0, d1max / d2);
-        if (d2 < 0) return std::min(1.0, d1min / d2);
-        return 1.0;
-    }
-    return 1.0;
-}
-
-inline double gauss_norm(double lambda, int D) {
-    const double r = lambda / kPi;
-    return D == 1 ? std::sqrt(r) : (D == 2 ? r : r * std::sqrt(r));
 }
 
 /// Call fn(D, SB) with compile-time constants for the runtime velocity dimension and stored b.
@@ -58,10 +40,6 @@ void dispatch_dsb(int D, bool store_b, Fn&& fn) {
     if (D == 1) by_b(std::integral_constant<int, 1>{});
     if (D == 2) by_b(std::integral_constant<int, 2>{});
     if (D == 3) by_b(std::integral_constant<int, 3>{});
-}
-
-int limiter_kind(const std::string& s) {
-    return s == "venkatakrishnan" ? 0 : s == "barth_jespersen" ? 1 : 2;
 }
 
 }  // namespace
@@ -116,15 +94,19 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     m_phi_b.assign(m_store_b ? static_cast<std::size_t>(m_nf) * m_B : 0, 0.0);
     m_Fsum.assign(5 * static_cast<std::size_t>(m_nf), 0.0);
     m_mom.assign(17 * static_cast<std::size_t>(m_no), 0.0);
-    // per-face exponential tables of the ghost-Maxwellian faces (scalar boundary path)
-    if (m_s.tensor) m_faceE.assign(static_cast<std::size_t>(m_nf) * m_s.ntab, 0.0);
-    m_cell_eq.assign(m_no, cpu::EqConst{});
-    // Venkatakrishnan threshold scale (K dh)^3, dh = V^(1/dim)
-    m_kd3.assign(m_no, 0.0);
-    for (index_t i = 0; i < m_no; ++i)
-        m_kd3[i] = std::pow(
-            setup.numerics.venkatakrishnan_k * std::pow(m_mesh.cell_volume[i], 1.0 / m_dim), 3.0);
-    m_flux_const.assign(m_nf, cpu::FluxConst{});
+    m_cell_eq.assign(m_no, phys::EqConst{});
+    // Per boundary condition: the ghost state (far field / inflow) and its Maxwellian.
+    const double zero_q[3] = {0, 0, 0};
+    for (const auto& bc : setup.boundaries) {
+        phys::Prim g;
+        g.rho = bc.rho;
+        for (int d = 0; d < 3; ++d) g.U[d] = bc.U[d];
+        g.lambda = 1.0 / bc.T;
+        std::array<double, 5> W{};
+        phys::prim_to_cons(g, m_gas.N, W.data());
+        m_bc_W.push_back(W);
+        m_bc_eq.push_back(phys::eq_const(g, zero_q, m_gas));
+    }
     m_halo = HaloExchange(layout.comm_x, local.halo);
     m_local_dt = setup.time.steady();
     if (m_local_dt) {
@@ -221,36 +203,10 @@ void UgksSolver::compute_prims() {
     }
 }
 
-void UgksSolver::exp_table(const phys::Prim& p, double* E) const {
-    for (int d = 0; d < m_gas.D; ++d) {
-        const int n = (d + 1 < 3 ? m_s.axis_off[d + 1] : m_s.ntab) - m_s.axis_off[d];
-        for (int i = 0; i < n; ++i) {
-            const double c = m_s.axis_x[m_s.axis_off[d] + i] - p.U[d];
-            E[m_s.axis_off[d] + i] = std::exp(-p.lambda * c * c);
-        }
-    }
-}
-
-inline double UgksSolver::maxwellian_at(const phys::Prim& p, double norm, const double* E,
-                                        index_t s) const {
-    if (!m_s.tensor) {
-        double c2 = 0.0;
-        for (int d = 0; d < m_gas.D; ++d)
-            c2 += (m_s.u[3 * s + d] - p.U[d]) * (m_s.u[3 * s + d] - p.U[d]);
-        return p.rho * norm * std::exp(-p.lambda * c2);
-    }
-    const int* idx = &m_s.slot_idx[3 * s];
-    if (idx[0] < 0) return 0.0;  // padding slot
-    double H = p.rho * norm * E[idx[0]];
-    if (m_gas.D > 1) H *= E[idx[1]];
-    if (m_gas.D > 2) H *= E[idx[2]];
-    return H;
-}
-
 void UgksSolver::cell_tables() {
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i) {
-        m_cell_eq[i] = cpu::eq_const(m_prim[i], &m_q[3 * i], m_gas);
+        m_cell_eq[i] = phys::eq_const(m_prim[i], &m_q[3 * i], m_gas);
     }
 }
 
@@ -260,20 +216,9 @@ cpu::BlockVel UgksSolver::block_vel(int m) const {
 }
 
 double UgksSolver::cfl_ratio(index_t i) const {
-    const double gamma = (m_gas.N + 2.0) / m_gas.N;
-    const auto& p = m_prim[i];
-    const double c = std::sqrt(gamma / (2.0 * p.lambda));
-    double sum = 0.0;
-    for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-        const index_t f = m_mesh.cell_faces[k];
-        const auto& n = m_mesh.face_normal[f];
-        const double Un = std::abs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
-        const double umax =
-            m_s.umax_axis[0] * std::abs(n[0]) + m_s.umax_axis[1] * std::abs(n[1]) +
-            m_s.umax_axis[2] * std::abs(n[2]);  // >= max_k |u_k.n|, equal on tensor grids
-        sum += m_mesh.face_area[f] * std::max(umax, Un + c);
-    }
-    return 2.0 * m_mesh.cell_volume[i] / sum;
+    return kern::cfl_ratio(m_prim[i], m_gas.N, m_s.umax_axis, m_mesh.cell_volume[i],
+                           m_mesh.cell_face_offsets[i], m_mesh.cell_face_offsets[i + 1],
+                           m_mesh.cell_faces.data(), m_s.normal.data(), m_mesh.face_area.data());
 }
 
 double UgksSolver::compute_dt() const {
@@ -288,94 +233,26 @@ double UgksSolver::compute_dt() const {
 void UgksSolver::gradients_W() {
     std::fill(m_gradW.begin(), m_gradW.end(), 0.0);
     if (m_setup.numerics.order < 2) return;
-    const int kind = limiter_kind(m_setup.numerics.limiter);
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < m_no; ++i) {
-        double* g = &m_gradW[15 * i];
-        double vmax[5], vmin[5], scale[5];
-        for (int e = 0; e < 5; ++e)
-            vmax[e] = vmin[e] = m_W[5 * i + e], scale[e] = std::abs(m_W[5 * i + e]);
-        index_t slot = m_s.lsq_off[i];
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
-             ++k, ++slot) {
-            const index_t f = m_mesh.cell_faces[k];
-            const index_t j =
-                m_mesh.face_owner[f] == i ? m_mesh.face_neighbour[f] : m_mesh.face_owner[f];
-            if (j < 0) continue;
-            for (int e = 0; e < 5; ++e) {
-                const double dphi = m_W[5 * j + e] - m_W[5 * i + e];
-                for (int d = 0; d < 3; ++d) g[3 * e + d] += m_s.lsq[3 * slot + d] * dphi;
-                vmax[e] = std::max(vmax[e], m_W[5 * j + e]);
-                vmin[e] = std::min(vmin[e], m_W[5 * j + e]);
-                scale[e] = std::max(scale[e], std::abs(m_W[5 * j + e]));
-            }
-        }
-        if (kind == 2) continue;
-        const double kd3 = m_kd3[i];
-        for (int e = 0; e < 5; ++e) {
-            double psi = 1.0;
-            const double eps2 = kd3 * scale[e] * scale[e] + 1e-300;
-            for (index_t k = m_s.lsq_off[i]; k < m_s.lsq_off[i + 1]; ++k) {
-                const double d2 = dot3(&g[3 * e], &m_s.slot_dx[3 * k]);
-                psi = std::min(psi, limiter_face(kind, vmax[e] - m_W[5 * i + e],
-                                                 vmin[e] - m_W[5 * i + e], d2, eps2));
-            }
-            for (int d = 0; d < 3; ++d) g[3 * e + d] *= psi;
-        }
-    }
+    for (index_t i = 0; i < m_no; ++i)
+        kern::gradient_W_cell(i, m_W.data(), m_s.lsq_off.data(), m_s.lsq_nbr.data(),
+                              m_s.lsq.data(), m_s.slot_dx.data(), m_s.limiter, m_s.kd3[i],
+                              &m_gradW[15 * i]);
     m_halo.exchange(m_gradW.data(), 15);
 }
 
 void UgksSolver::face_precompute(double dt) {
 #pragma omp parallel for schedule(dynamic, 64)
     for (index_t f = 0; f < m_nf; ++f) {
+        const int kind = m_s.face_kind[f];
+        if (is_kinetic_boundary(kind)) continue;
         const int bc = m_s.face_bc[f];
-        std::string_view type =
-            bc >= 0 ? std::string_view(m_setup.boundaries[bc].type) : std::string_view();
-        if (bc >= 0 && (type == "diffuse_wall" || type == "symmetry")) continue;
         phys::FaceInput in{};
-        const index_t L = m_mesh.face_owner[f];
-        const auto& n = m_mesh.face_normal[f];
-        for (int e = 0; e < 5; ++e) {
-            in.WL[e] = m_W[5 * L + e];
-            for (int d = 0; d < 3; ++d) in.gradWL[e][d] = m_gradW[15 * L + 3 * e + d];
-        }
-        for (int d = 0; d < 3; ++d) {
-            in.xL[d] = m_mesh.cell_centroid[L][d];
-            in.xf[d] = m_mesh.face_centroid[f][d];
-            in.n[d] = n[d];
-            in.qL[d] = m_q[3 * L + d];
-        }
-        if (bc < 0) {
-            const index_t R = m_mesh.face_neighbour[f];
-            for (int e = 0; e < 5; ++e) {
-                in.WR[e] = m_W[5 * R + e];
-                for (int d = 0; d < 3; ++d) in.gradWR[e][d] = m_gradW[15 * R + 3 * e + d];
-            }
-            for (int d = 0; d < 3; ++d) {
-                in.xR[d] = in.xf[d] - m_s.face_dxR[3 * f + d];  // the neighbour's image
-                in.qR[d] = m_q[3 * R + d];
-            }
-        } else {
-            const auto& B = m_setup.boundaries[bc];
-            for (int d = 0; d < 3; ++d) in.xR[d] = in.xf[d] - m_s.face_dxR[3 * f + d];
-            if (type == "outflow") {
-                for (int e = 0; e < 5; ++e) in.WR[e] = in.WL[e];
-                for (int d = 0; d < 3; ++d) in.qR[d] = in.qL[d];
-            } else {  // far_field / inflow: ghost Maxwellian, zero gradient, no heat flux
-                phys::Prim g;
-                g.rho = B.rho;
-                for (int d = 0; d < 3; ++d) g.U[d] = B.U[d];
-                g.lambda = 1.0 / B.T;
-                phys::prim_to_cons(g, m_gas.N, in.WR);
-            }
-        }
+        kern::face_input(kind, f, m_mesh.face_owner[f], m_mesh.face_neighbour[f], m_W.data(),
+                         m_gradW.data(), m_q.data(), m_s.cell_centroid.data(),
+                         m_s.face_centroid.data(), m_s.normal.data(), m_s.face_dxR.data(),
+                         bc >= 0 ? m_bc_W[bc].data() : nullptr, in);
         phys::face_equilibrium(in, m_gas, m_local_dt ? m_dtf[f] : dt, m_fc[f]);
-        if (bc < 0)
-            m_flux_const[f] = cpu::flux_const(m_fc[f], m_gas, n.data(), &m_s.face_dxL[3 * f],
-                                              &m_s.face_dxR[3 * f]);
-        if (m_s.tensor && bc >= 0)
-            exp_table(m_fc[f].p0, &m_faceE[static_cast<std::size_t>(f) * m_s.ntab]);
     }
 }
 
@@ -399,22 +276,19 @@ void UgksSolver::wall_densities() {
                 }
             continue;
         }
-        const double lw = 1.0 / B.T;
-        const double norm = std::pow(lw / kPi, 0.5 * m_gas.D);
+        const phys::EqConst unit = kern::wall_const(1.0, B.T, B.U.data(), m_gas);
         double num = 0.0, den = 0.0;
-        for (int m = 0; m < m_nblk; ++m)
-            for (int v = 0; v < m_B; ++v) {
-                const index_t s = static_cast<index_t>(m) * m_B + v;
-                const double* u = &m_s.u[3 * s];
-                const double un = dot3(u, n.data());
-                if (un > 0) {
-                    num += m_s.w[s] * un * m_h[(static_cast<index_t>(m) * m_nc + i) * m_B + v];
-                } else if (un < 0) {
-                    double c2 = 0.0;
-                    for (int d = 0; d < 3; ++d) c2 += (u[d] - B.U[d]) * (u[d] - B.U[d]);
-                    den -= m_s.w[s] * un * norm * std::exp(-lw * c2);
+        phys::detail::with_dim(m_gas.D, [&](auto Dc) {
+            constexpr int D = decltype(Dc)::value;
+            for (int m = 0; m < m_nblk; ++m)
+                for (int v = 0; v < m_B; ++v) {
+                    const index_t s = static_cast<index_t>(m) * m_B + v;
+                    const double* u = &m_s.u[3 * s];
+                    kern::wall_density_terms<D>(
+                        unit, m_s.w[s], u, dot3(u, n.data()),
+                        m_h[(static_cast<index_t>(m) * m_nc + i) * m_B + v], num, den);
                 }
-            }
+        });
         sums[2 * iw] = num;
         sums[2 * iw + 1] = den;
     }
@@ -430,28 +304,23 @@ void UgksSolver::wall_densities() {
 
 void UgksSolver::gradient_block(const double* f, double* grad) const {
     const int B = m_B;
-    const int kind = limiter_kind(m_setup.numerics.limiter);
+    const int kind = m_s.limiter;
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_no; ++i) {
-        // neighbours in cell-face order (boundary faces: -1; their LSQ part is in the matrix)
-        index_t nbr[64];
-        const index_t k0 = m_mesh.cell_face_offsets[i];
-        const int nf = static_cast<int>(m_mesh.cell_face_offsets[i + 1] - k0);
-        UGKS_REQUIRE(nf <= 64, "cell with more than 64 faces");
-        for (int k = 0; k < nf; ++k) {
-            const index_t fc = m_mesh.cell_faces[k0 + k];
-            nbr[k] = m_mesh.face_owner[fc] == i ? m_mesh.face_neighbour[fc] : m_mesh.face_owner[fc];
-        }
         const index_t slot = m_s.lsq_off[i];
+        const int nf = static_cast<int>(m_s.lsq_off[i + 1] - slot);
+        const index_t* nbr = &m_s.lsq_nbr[slot];
         const double* c = &m_s.lsq[3 * slot];
         const double* dx = &m_s.slot_dx[3 * slot];
         double* g = grad + 3 * B * i;
-        if (kind == 0)
-            cpu::gradient_limited_cell<0>(B, f, i, nbr, nf, c, dx, m_kd3[i], g);
-        else if (kind == 1)
-            cpu::gradient_limited_cell<1>(B, f, i, nbr, nf, c, dx, m_kd3[i], g);
+        if (kind == kern::kVenkatakrishnan)
+            cpu::gradient_limited_cell<kern::kVenkatakrishnan>(B, f, i, nbr, nf, c, dx, m_s.kd3[i],
+                                                               g);
+        else if (kind == kern::kBarthJespersen)
+            cpu::gradient_limited_cell<kern::kBarthJespersen>(B, f, i, nbr, nf, c, dx, m_s.kd3[i],
+                                                              g);
         else
-            cpu::gradient_limited_cell<2>(B, f, i, nbr, nf, c, dx, m_kd3[i], g);
+            cpu::gradient_limited_cell<kern::kNoLimiter>(B, f, i, nbr, nf, c, dx, m_s.kd3[i], g);
     }
 }
 
@@ -464,7 +333,6 @@ void UgksSolver::sweep(double dt) {
     std::vector<double>& gb = m_gb;
     std::vector<double>& phi_h = m_phi_h;
     std::vector<double>& phi_b = m_phi_b;
-    const double zero3[3] = {0, 0, 0};
 
     for (int m = 0; m < m_nblk; ++m) {
         double* h = &m_h[static_cast<std::size_t>(m) * m_nc * B];
@@ -495,13 +363,16 @@ void UgksSolver::sweep(double dt) {
                 second ? &cpu::flux_interior<D, SB, true> : &cpu::flux_interior<D, SB, false>;
 #pragma omp parallel for schedule(dynamic, 32)
             for (index_t f = 0; f < m_nf; ++f) {
-                if (m_s.face_kind[f] == kInterior) {
-                    const index_t L = m_mesh.face_owner[f];
-                    const index_t R = m_mesh.face_neighbour[f];
-                    double acc[5] = {0, 0, 0, 0, 0};
+                const index_t L = m_mesh.face_owner[f];
+                const index_t R = m_mesh.face_neighbour[f];
+                const double* n = &m_s.normal[3 * f];
+                const int kind = m_s.face_kind[f];
+                double acc[5] = {0, 0, 0, 0, 0};
+                if (kind == kInterior) {
                     const std::size_t gL = 3 * static_cast<std::size_t>(B) * L;
                     const std::size_t gR = 3 * static_cast<std::size_t>(B) * R;
-                    interior(B, m_flux_const[f], V, h + B * L, h + B * R, SB ? b + B * L : nullptr,
+                    interior(B, m_fc[f], n, &m_s.face_dxL[3 * f], &m_s.face_dxR[3 * f], V,
+                             h + B * L, h + B * R, SB ? b + B * L : nullptr,
                              SB ? b + B * R : nullptr, second ? gh.data() + gL : nullptr,
                              second ? gh.data() + gR : nullptr,
                              second && SB ? gb.data() + gL : nullptr,
@@ -510,115 +381,75 @@ void UgksSolver::sweep(double dt) {
                     for (int e = 0; e < 5; ++e) m_Facc[5 * f + e] += acc[e];
                     continue;
                 }
-                const int bc = m_s.face_bc[f];
-                const BoundaryCondition* BC = bc >= 0 ? &m_setup.boundaries[bc] : nullptr;
-                const index_t L = m_mesh.face_owner[f];
-                const index_t R = m_mesh.face_neighbour[f];
-                const double* n = m_mesh.face_normal[f].data();
-                double acc[5] = {0, 0, 0, 0, 0};
-                const int kind = m_s.face_kind[f];
-                const bool wall = kind == 1;
-                const bool sym = kind == 2;
-                if (wall || sym) {
+                const BoundaryCondition& BC = m_setup.boundaries[m_s.face_bc[f]];
+                if (is_kinetic_boundary(kind)) {
+                    // diffuse wall (its Maxwellian at the density of wall_densities) or symmetry
+                    // plane (the owner's state at t^n at the mirrored slot)
+                    const bool wall = kind == kDiffuseWall;
                     const double dtw = m_local_dt ? m_dtf[f] : dt;
-                    const double lw = wall ? 1.0 / BC->T : 1.0;
-                    const double norm = std::pow(lw / kPi, 0.5 * m_gas.D);
-                    const double rw = m_rho_wall[f];
-                    const index_t row = sym ? m_s.sym_index[f] : -1;
-                    const int axis = sym ? BC->symmetry_axis : 0;
+                    const phys::EqConst Ew =
+                        wall ? kern::wall_const(m_rho_wall[f], BC.T, BC.U.data(), m_gas)
+                             : phys::EqConst{};
+                    const index_t row = wall ? 0 : m_s.sym_index[f];
+                    const index_t* mir = &m_s.mirror[(wall ? 0 : BC.symmetry_axis) * ns];
                     for (int v = 0; v < B; ++v) {
                         const index_t s = s0 + v;
                         const double* u = &m_s.u[3 * s];
                         const double un = dot3(u, n);
-                        double hf, bf = 0.0;
-                        if (un > 0) {
-                            hf = h[B * L + v];
-                            if (b) bf = b[B * L + v];
-                        } else if (wall) {
-                            double c2 = 0.0;
-                            for (int d = 0; d < 3; ++d) c2 += (u[d] - BC->U[d]) * (u[d] - BC->U[d]);
-                            hf = rw * norm * std::exp(-lw * c2);
-                            bf = 0.5 * m_gas.K / lw * hf;
-                        } else {
-                            const index_t gm =
-                                m_blocks.mirror[axis][static_cast<index_t>(m_first) * B + s];
-                            // padding slots (weight 0) have no mirror (gm = -1): no incident value
-                            const index_t sm = gm >= 0 ? gm - static_cast<index_t>(m_first) * B : -1;
-                            hf = sm >= 0 ? m_sym_h[row * ns + sm] : 0.0;
-                            if (b) bf = sm >= 0 ? m_sym_b[row * ns + sm] : 0.0;
-                        }
-                        const double ph = dtw * un * hf, pb = dtw * un * bf;
+                        double hin = 0.0, bin = 0.0;
+                        if (un <= 0 && wall)
+                            phys::maxwellian_pair<D, SB>(Ew, u, hin, bin);
+                        else if (un <= 0)
+                            kern::symmetry_incident<SB>(mir[s], &m_sym_h[row * ns],
+                                                        SB ? &m_sym_b[row * ns] : nullptr, hin,
+                                                        bin);
+                        double ph, pb;
+                        kern::kinetic_boundary_flux<SB>(dtw, un, h[B * L + v],
+                                                        SB ? b[B * L + v] : 0.0, hin, bin, ph, pb);
                         phi_h[f * B + v] = ph;
-                        if (b) phi_b[f * B + v] = pb;
-                        const double w = m_s.w[s];
-                        acc[0] += w * ph;
-                        acc[1] += w * u[0] * ph;
-                        acc[2] += w * u[1] * ph;
-                        acc[3] += w * u[2] * ph;
-                        acc[4] += w * 0.5 * (dot3(u, u) * ph + pb);
+                        if (SB) phi_b[f * B + v] = pb;
+                        kern::add_flux_moments<D, SB>(m_s.w[s], u, dot3(u, u), ph, pb, acc);
                     }
                 } else {
+                    // far field / inflow (the ghost Maxwellian, zero gradient) or outflow (the
+                    // owner's state, zero gradient) on the incoming side
                     const phys::FaceCoeffs& fc = m_fc[f];
-                    const double norm0 = gauss_norm(fc.p0.lambda, m_gas.D);
-                    const double* fE =
-                        m_s.tensor ? &m_faceE[static_cast<std::size_t>(f) * m_s.ntab] : nullptr;
-                    // Ghost distributions of far-field / inflow faces: the ghost Maxwellian, zero
-                    // gradient.
-                    const bool ghost_maxwellian = kind == 3;
-                    phys::Prim pg;
-                    if (ghost_maxwellian) {
-                        pg.rho = BC->rho;
-                        for (int d = 0; d < 3; ++d) pg.U[d] = BC->U[d];
-                        pg.lambda = 1.0 / BC->T;
-                    }
+                    const bool ghost_maxwellian = kind == kGhostMaxwellian;
+                    const phys::EqConst& Eg = m_bc_eq[m_s.face_bc[f]];
+                    const double* dxL = &m_s.face_dxL[3 * f];
                     for (int v = 0; v < B; ++v) {
                         const index_t s = s0 + v;
                         const double* u = &m_s.u[3 * s];
                         const double un = dot3(u, n);
-                        double hf, bf = 0.0;
-                        double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
-                        // Upwind cell (section 4.4); at a boundary face the ghost side is the
-                        // far-field Maxwellian (far_field / inflow) or the owner's constant state
-                        // (outflow: zero gradient).
-                        index_t c = -1;
-                        if (un > 0)
-                            c = L;
-                        else if (R >= 0)
-                            c = R;
-                        if (c >= 0) {
-                            const double* dxc =
-                                c == L ? &m_s.face_dxL[3 * f] : &m_s.face_dxR[3 * f];
-                            hf = h[B * c + v];
-                            if (b) bf = b[B * c + v];
+                        double hf, bf = 0.0, ugh = 0.0, ugb = 0.0;
+                        if (un > 0) {
+                            const double* g = second ? &gh[3 * B * L + v] : nullptr;
+                            hf = h[B * L + v];
+                            if (SB) bf = b[B * L + v];
                             if (second) {
-                                for (int d = 0; d < 3; ++d) {
-                                    ghf[d] = gh[3 * B * c + d * B + v];
-                                    if (b) gbf[d] = gb[3 * B * c + d * B + v];
-                                    hf += ghf[d] * dxc[d];
-                                    if (b) bf += gbf[d] * dxc[d];
+                                kern::upwind_value(hf, g[0], g[B], g[2 * B], dxL[0], dxL[1],
+                                                   dxL[2], u[0], u[1], u[2], hf, ugh);
+                                if (SB) {
+                                    const double* e = &gb[3 * B * L + v];
+                                    kern::upwind_value(bf, e[0], e[B], e[2 * B], dxL[0], dxL[1],
+                                                       dxL[2], u[0], u[1], u[2], bf, ugb);
                                 }
                             }
                         } else if (ghost_maxwellian) {
-                            double H, Bm;
-                            phys::maxwellian(pg, m_gas, u, H, Bm);
-                            hf = H;
-                            bf = Bm;
+                            phys::maxwellian_pair<D, SB>(Eg, u, hf, bf);
                         } else {
                             hf = h[B * L + v];
-                            if (b) bf = b[B * L + v];
+                            if (SB) bf = b[B * L + v];
                         }
+                        double u2 = 0.0;
+                        for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
                         double ph, pb, fmh, fmb;
-                        const double H0 = maxwellian_at(fc.p0, norm0, fE, s);
-                        phys::micro_flux_H(fc, m_gas, u, un, H0, hf, bf, ghf, b ? gbf : zero3, ph,
-                                           pb, fmh, fmb);
+                        phys::micro_flux_lane<D, SB>(fc.eq, un > 0 ? fc.aL : fc.aR, fc.A, fc.tc,
+                                                     u, u2, un, phys::maxwellian_H<D>(fc.eq, u),
+                                                     hf, bf, ugh, ugb, ph, pb, fmh, fmb);
                         phi_h[f * B + v] = ph;
-                        if (b) phi_b[f * B + v] = pb;
-                        const double w = m_s.w[s];
-                        acc[0] += w * fmh;
-                        acc[1] += w * u[0] * fmh;
-                        acc[2] += w * u[1] * fmh;
-                        acc[3] += w * u[2] * fmh;
-                        acc[4] += w * 0.5 * (dot3(u, u) * fmh + (b ? fmb : 0.0));
+                        if (SB) phi_b[f * B + v] = pb;
+                        kern::add_flux_moments<D, SB>(m_s.w[s], u, u2, fmh, fmb, acc);
                     }
                 }
                 for (int e = 0; e < 5; ++e) m_Facc[5 * f + e] += acc[e];
@@ -638,7 +469,7 @@ void UgksSolver::sweep(double dt) {
             for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
                  ++k) {
                 const index_t f = m_mesh.cell_faces[k];
-                double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
+                double sS = m_s.cf_sarea[k];
                 if (m_local_dt) sS *= m_dtc[i] / m_dtf[f];  // rate Phi_f / dt_f times dt_i
                 for (int v = 0; v < B; ++v) rh[v] += sS * phi_h[f * B + v];
                 if (b)
@@ -669,11 +500,9 @@ void UgksSolver::sweep(double dt) {
 
 void UgksSolver::macro_update(double dt, StepResult& r) {
     m_Wold = m_W;
-    std::vector<double>& F = m_Fsum;
+    std::vector<double>& F = m_Fsum;  // the face fluxes (the wall data below)
     for (index_t f = 0; f < m_nf; ++f) {
-        const int bc = m_s.face_bc[f];
-        const bool kinetic = m_s.face_kind[f] == 1 || m_s.face_kind[f] == 2;
-        (void)bc;
+        const bool kinetic = is_kinetic_boundary(m_s.face_kind[f]);
         for (int e = 0; e < 5; ++e)
             F[5 * f + e] = m_Facc[5 * f + e] + (kinetic ? 0.0 : m_fc[f].F[e]);
     }
@@ -684,15 +513,12 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         // the implicit macroscopic prediction (docs/steady.md section 7).
         Rm.assign(5 * static_cast<std::size_t>(m_no), 0.0);
         for (index_t i = 0; i < m_no; ++i) {
-            double dW[5] = {0, 0, 0, 0, 0};
-            for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1];
-                 ++k) {
-                const index_t f = m_mesh.cell_faces[k];
-                const double sS =
-                    (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f] / m_dtf[f];
-                for (int e = 0; e < 5; ++e) dW[e] -= sS * F[5 * f + e];
-            }
-            for (int e = 0; e < 5; ++e) Rm[5 * i + e] = dW[e] / m_mesh.cell_volume[i];
+            double dW[5];
+            kern::cell_flux_sum(i, m_mesh.cell_face_offsets.data(), m_mesh.cell_faces.data(),
+                                m_mesh.face_owner.data(), m_mesh.face_area.data(),
+                                m_s.face_kind.data(), m_Facc.data(), m_fc.data(), m_dtc.data(),
+                                m_dtf.data(), true, m_mesh.cell_volume[i], dW);
+            for (int e = 0; e < 5; ++e) Rm[5 * i + e] = dW[e];
         }
         implicit_macro(Rm, dWi);
         m_Rm = Rm;
@@ -707,31 +533,21 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
             res[e] += Rm[5 * i + e] * Rm[5 * i + e];
             absW[e] += std::abs(m_W[5 * i + e]);
         }
-        const phys::Prim pn = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
-        mom_scale +=
-            pn.rho * (std::sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
-                      std::sqrt(1.0 / pn.lambda));
+        mom_scale += kern::momentum_scale(&m_W[5 * i], m_gas.N);
     }
     for (index_t i = 0; i < m_no && !m_implicit; ++i) {
-        double dW[5] = {0, 0, 0, 0, 0};
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t f = m_mesh.cell_faces[k];
-            double sS = (m_mesh.face_owner[f] == i ? 1.0 : -1.0) * m_mesh.face_area[f];
-            if (m_local_dt) sS *= m_dtc[i] / m_dtf[f];  // rate F_f / dt_f times dt_i
-            for (int e = 0; e < 5; ++e) dW[e] -= sS * F[5 * f + e];
-        }
+        double dW[5];
+        kern::cell_flux_sum(i, m_mesh.cell_face_offsets.data(), m_mesh.cell_faces.data(),
+                            m_mesh.face_owner.data(), m_mesh.face_area.data(), m_s.face_kind.data(),
+                            m_Facc.data(), m_fc.data(), m_dtc.data(),
+                            m_local_dt ? m_dtf.data() : nullptr, false, m_mesh.cell_volume[i], dW);
         const double dti = m_local_dt ? m_dtc[i] : dt;
         for (int e = 0; e < 5; ++e) {
-            dW[e] /= m_mesh.cell_volume[i];
             m_W[5 * i + e] += dW[e];
             res[e] += (dW[e] / dti) * (dW[e] / dti);
             absW[e] += std::abs(m_W[5 * i + e]);
         }
-        // momentum scale: rho (|U| + sqrt(T)), so that a gas at rest does not divide by zero
-        const phys::Prim pn = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
-        mom_scale +=
-            pn.rho * (std::sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
-                      std::sqrt(1.0 / pn.lambda));
+        mom_scale += kern::momentum_scale(&m_W[5 * i], m_gas.N);
     }
     // Wall data: P = momentum flux / dt, q_w = energy flux / dt - U_w . P (section 9).
     for (auto& wd : m_wall) {
@@ -757,10 +573,8 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     } mine{0, m_layout.world_rank}, worst{};
     std::string msg;
     for (index_t i = 0; i < m_no && !mine.bad; ++i) {
-        const phys::Prim p = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
-        bool ok = p.rho > 0 && p.lambda > 0 && std::isfinite(p.lambda);
-        for (int e = 0; e < 5; ++e) ok = ok && std::isfinite(m_W[5 * i + e]);
-        if (!ok) {
+        if (!kern::cell_state_ok(&m_W[5 * i], m_gas.N)) {
+            const phys::Prim p = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
             mine.bad = 1;
             const auto& x = m_mesh.cell_centroid[i];
             msg = fmt::format(

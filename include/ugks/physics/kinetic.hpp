@@ -12,6 +12,7 @@
 /// Every function here is header-only, allocation-free, exception-free and non-recursive so that it
 /// can run inside device kernels; the definitions live in detail/kinetic_impl.hpp.
 #include "ugks/device/macros.hpp"
+#include "ugks/device/math.hpp"
 
 namespace ugks::phys {
 
@@ -39,6 +40,46 @@ UGKS_HOST_DEVICE inline void prim_to_cons(const Prim& p, int N, double W[5]);
 
 /// tau = 2 mu_ref lambda^(1 - omega) / rho (section 1.3).
 UGKS_HOST_DEVICE inline double relaxation_time(const Prim& p, const GasParams& g);
+
+/// Constants of the equilibrium of one state (a cell, a face's interface state, a wall or a ghost
+/// state), computed once per state so that the per-velocity evaluation (section 2.4) needs no
+/// division or power: H = rhonorm exp(-lambda |u - U|^2), B = Bfac H,
+/// H+ = pre (c.q) (2 lambda |c|^2 - D - 2) H, B+ = pre (c.q) (2 lambda |c|^2 - D) B, c = u - U.
+struct EqConst {
+    double rhonorm = 0;  ///< rho (lambda / pi)^(D/2)
+    double U[3] = {0, 0, 0};
+    double lambda = 1;
+    double q[3] = {0, 0, 0};
+    double pre = 0;   ///< 4 (1 - Pr) lambda^2 / ((5 + K_int) rho)
+    double Bfac = 0;  ///< K / (2 lambda)
+    double xi4 = 0;   ///< K (K + 2) / (4 lambda^2): the internal-energy moment of the b slopes
+};
+/// The constants of state p with heat flux q (q = 0: a plain Maxwellian).
+UGKS_HOST_DEVICE inline EqConst eq_const(const Prim& p, const double q[3], const GasParams& g);
+
+/// The kernel functions of the equilibrium at one discrete velocity u (first D components used),
+/// templated on the velocity dimension D and on whether b is stored (HB; without it B, B+ are 0):
+/// the one body that every backend's loops call (docs/formulation.md section 2.4).
+/// H from the formula (dev::exp_neg: the vectorizable exponential on the host).
+template <int D>
+UGKS_HOST_DEVICE inline double maxwellian_H(const EqConst& C, const double u[3]);
+/// H from per-axis exponential tables E (tensor velocity grids): rhonorm prod_d E[ix[d]];
+/// ix[0] < 0 marks a padding slot (H = 0).
+template <int D>
+UGKS_HOST_DEVICE inline double maxwellian_H_tables(const EqConst& C, const double* E,
+                                                   const int ix[3]);
+/// The Maxwellian pair H and B = Bfac H at u (B = 0 without b).
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void maxwellian_pair(const EqConst& C, const double u[3], double& H,
+                                             double& B);
+/// B, H+ and B+ for a given H.
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void shakhov_parts(const EqConst& C, const double u[3], double H,
+                                           double& B, double& Hp, double& Bp);
+/// The Shakhov equilibrium h+ = H + H+, b+ = B + B+ for a given H.
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void shakhov_given_H(const EqConst& C, const double u[3], double H,
+                                             double& hplus, double& bplus);
 
 /// Reduced Maxwellians at velocity u: H = rho (lambda/pi)^(D/2) exp(-lambda |u - U|^2),
 /// B = K/(2 lambda) H.
@@ -101,16 +142,22 @@ struct FaceInput {
     double qL[3], qR[3];         ///< cell heat fluxes q^n (decision U2b: q_f is their average)
 };
 struct FaceCoeffs {
+    // What the per-velocity flux reads, first (the CUDA flux kernel stages only these words):
+    EqConst eq;       ///< equilibrium constants of (p0, qf)
+    TimeCoeffs tc{};  ///< q1..q5
+    Slope aL[3], aR[3];  ///< spatial micro slopes per global direction j (decision U2: L for
+                         ///< u.n > 0); zero for j >= D
+    Slope A;             ///< time slope (section 5.5, with the L/R split)
+    // The rest:
     Prim p0;  ///< interface equilibrium state (variant B, decision U1)
     double tau0 = 0;
-    TimeCoeffs tc{};
-    Slope aL[3], aR[3];        ///< spatial micro slopes per global direction j (decision U2: L for
-                               ///< u.n > 0); zero for j >= D
-    Slope A;                   ///< time slope (section 5.5, with the L/R split)
     double qf[3] = {0, 0, 0};  ///< face heat flux used in g0+ (decision U2b)
     double F[5] = {0, 0, 0, 0, 0};  ///< F_eq + F_+ (analytic, U4): time-integrated, per unit area,
                                     ///< global frame, positive along n
 };
+/// Number of leading doubles of FaceCoeffs that micro_flux_lane reads (eq, tc, aL, aR, A).
+constexpr int kFaceFluxWords =
+    static_cast<int>((sizeof(EqConst) + sizeof(TimeCoeffs) + 7 * sizeof(Slope)) / sizeof(double));
 /// W_L,f = W_L + gradW_L.(x_f - x_L) (and R); each side falls back to its cell average when its
 /// reconstruction is not physical (rho <= 0, lambda <= 0 or non-finite); W0 by the half-Maxwellian
 /// combination W0 = rho_L <psi>_{u_n>0}[L] + rho_R <psi>_{u_n<0}[R]; tau0; q1..q5; slopes
@@ -130,6 +177,19 @@ UGKS_HOST_DEVICE inline void micro_flux(const FaceCoeffs& fc, const GasParams& g
                                         double un, double hf, double bf, const double gh[3],
                                         const double gb[3], double& phi_h, double& phi_b,
                                         double& fm_h, double& fm_b);
+
+/// The kernel function of the microscopic flux at one velocity (section 5.10), templated on D
+/// and HB (b stored): E0 = the face's EqConst, a = the upwind side's slope set (a^L for u.n > 0,
+/// a^R otherwise; D entries), A the time slope, tc the time coefficients; u2 = |u|^2 over the
+/// first D components; H0 the interface Maxwellian at u; hf, bf the upwind interface values and
+/// ugh = u.grad h, ugb = u.grad b on the upwind side. Returns Phi_h, Phi_b and the free-transport
+/// parts fm_h = un (q4 hf - q5 ugh), fm_b (0 without b).
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void micro_flux_lane(const EqConst& E0, const Slope* a, const Slope& A,
+                                             const TimeCoeffs& tc, const double u[3], double u2,
+                                             double un, double H0, double hf, double bf,
+                                             double ugh, double ugb, double& phi_h, double& phi_b,
+                                             double& fm_h, double& fm_b);
 
 /// micro_flux with the interface Maxwellian value H0 at u given.
 UGKS_HOST_DEVICE inline void micro_flux_H(const FaceCoeffs& fc, const GasParams& g,

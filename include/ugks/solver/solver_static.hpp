@@ -6,18 +6,10 @@
 #include "ugks/io/fields_io.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
+#include "ugks/solver/kernels/face_kind.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks {
-
-/// Face kinds of the UGKS step (boundary type of a local face; interior and periodic faces are 0).
-enum FaceKind : int {
-    kInterior = 0,
-    kDiffuseWall = 1,
-    kSymmetry = 2,
-    kGhostMaxwellian = 3,
-    kOutflow = 4
-};
 
 /// Data of one rank's UGKS step that does not change in time, shared by the CPU and CUDA backends:
 /// velocity tables of the local blocks, the boundary kind of every local face, least-squares
@@ -59,6 +51,13 @@ struct SolverStatic {
     std::vector<double> face_dxL;  ///< per local face: x_f - x_L (3)
     std::vector<double> face_dxR;  ///< per local face: x_f - x_R (3), x_R the neighbour's image or
                                    ///< the owner's mirror image across a boundary face
+    std::vector<index_t> lsq_nbr;  ///< per cell-face slot: the neighbour cell (-1: boundary)
+    std::vector<double> cf_sarea;  ///< per cell-face entry of an owned cell: +-area (+: owner)
+    std::vector<double> kd3;       ///< per owned cell: (K dh)^3 of the Venkatakrishnan limiter
+    std::vector<index_t> mirror;   ///< [axis][local slot]: the mirrored local slot (-1: none)
+    int limiter = 0;               ///< kern::LimiterKind of numerics.limiter
+    /// Flat copies of the mesh geometry ([n][3]) for the kernel functions.
+    std::vector<double> normal, face_centroid, cell_centroid;
 };
 
 /// Output fields of the owned cells (rho, U, T, p, q, stress, Mach, Kn_local) from W [n][5],

@@ -15,8 +15,6 @@
 #include "ugks/solver/solver_static.hpp"
 
 namespace ugks::cpu {
-struct EqConst;
-struct FluxConst;
 struct BlockVel;
 }  // namespace ugks::cpu
 #include "ugks/velocity/velocity_grid.hpp"
@@ -108,10 +106,6 @@ private:
     double implicit_dtau(index_t i) const;
     void gradient_block(const double* f,
                         double* grad) const;  // f [nc][B] -> grad [nc][3][B] (owned)
-    /// Per-axis tables E[off_d + i] = exp(-lambda (x_d,i - U_d)^2) for a tensor velocity grid.
-    void exp_table(const phys::Prim& p, double* E) const;
-    /// Maxwellian value at local slot s from a table (tensor grids) or directly.
-    double maxwellian_at(const phys::Prim& p, double norm, const double* E, index_t s) const;
     void cell_tables();  ///< per owned cell: equilibrium constants (prims and q at this time)
     cpu::BlockVel block_vel(int m) const;
 
@@ -129,11 +123,9 @@ private:
     index_t m_nc = 0, m_no = 0, m_nf = 0;
     bool m_store_b = false;
     SolverStatic m_s;  ///< velocity tables, face kinds, LSQ data, geometric vectors
-    std::vector<double>
-        m_faceE;                ///< per face: per-axis exponential tables (ghost-Maxwellian faces)
-    std::vector<double> m_kd3;  ///< per owned cell: Venkatakrishnan (K dh)^3
-    std::vector<cpu::EqConst> m_cell_eq;       ///< per owned cell: equilibrium constants
-    std::vector<cpu::FluxConst> m_flux_const;  ///< per interior face: interface constants
+    std::vector<phys::EqConst> m_cell_eq;  ///< per owned cell: equilibrium constants
+    std::vector<std::array<double, 5>> m_bc_W;  ///< per boundary condition: W of its state
+    std::vector<phys::EqConst> m_bc_eq;  ///< per boundary condition: its state's Maxwellian
 
     // state
     std::vector<double> m_W, m_Wold, m_gradW, m_q, m_tau;  ///< per local cell: 5, 5, 15, 3, 1

@@ -50,12 +50,18 @@
 #include "ugks/device/cuda_check.hpp"
 #include "ugks/solver/implicit_ops.hpp"
 #include "ugks/solver/macro_krylov.hpp"
+#include "ugks/solver/kernels/bc_diffuse_wall.hpp"
+#include "ugks/solver/kernels/bc_symmetry.hpp"
+#include "ugks/solver/kernels/face_input.hpp"
+#include "ugks/solver/kernels/flux.hpp"
+#include "ugks/solver/kernels/reconstruct.hpp"
+#include "ugks/solver/kernels/time_step.hpp"
+#include "ugks/solver/kernels/update.hpp"
 #include "ugks/solver/raw_moments.hpp"
 
 namespace ugks {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr int kThreads = 256;   ///< threads per block of the element-wise kernels
 constexpr int kMaxGroup = 256;  ///< largest thread group of the per-(face|cell, block) kernels
 
@@ -65,6 +71,8 @@ struct BcDev {
     int axis = 0;  ///< symmetry: velocity axis normal to the plane
     double rho = 1, T = 1;
     double U[3] = {0, 0, 0};
+    double W[5] = {0, 0, 0, 0, 0};  ///< far field / inflow: W of the ghost state
+    phys::EqConst eq;               ///< far field / inflow: the ghost state's Maxwellian
 };
 
 /// Everything the kernels read or write: device pointers and sizes (captured by value).
@@ -74,7 +82,6 @@ struct Ctx {
     int axis_off[3] = {0, 0, 0};
     bool store_b = false, tensor = false;
     index_t nc = 0, no = 0, nf = 0, ns = 0;
-    double venk_K = 1.0;
     // mesh
     const index_t *owner = nullptr, *neigh = nullptr, *cf_off = nullptr, *cf = nullptr;
     const double *normal = nullptr, *area = nullptr, *fcent = nullptr, *ccent = nullptr,
@@ -93,6 +100,8 @@ struct Ctx {
     // state
     double *W = nullptr, *gradW = nullptr, *q = nullptr, *tau = nullptr, *stress = nullptr;
     phys::Prim* prim = nullptr;
+    phys::EqConst* cell_eq = nullptr;  ///< per local cell: equilibrium constants (prim, q)
+    double umax[3] = {0, 0, 0};        ///< max |u_d| over the velocity grid (CFL rule)
     double *h = nullptr, *b = nullptr;
     phys::FaceCoeffs* fc = nullptr;
     double *Facc = nullptr, *rho_wall = nullptr, *sym_h = nullptr, *sym_b = nullptr;
@@ -114,42 +123,6 @@ struct Ctx {
 
 __device__ inline double dot3(const double* a, const double* b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/// Limiter factor of one face (section 4.3), as UgksSolver's limiter_face (kind 0 Venkatakrishnan,
-/// 1 Barth-Jespersen).
-__device__ inline double limiter_face(int kind, double d1max, double d1min, double d2,
-                                      double eps2) {
-    if (kind == 0) {
-        if (d2 == 0.0) return 1.0;
-        const double d1 = d2 > 0 ? d1max : d1min;
-        const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
-        const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
-        return fmin(1.0, num / den);
-    }
-    if (kind == 1) {
-        if (d2 > 0) return fmin(1.0, d1max / d2);
-        if (d2 < 0) return fmin(1.0, d1min / d2);
-        return 1.0;
-    }
-    return 1.0;
-}
-
-/// Maxwellian at local slot s: per-axis table product on tensor grids, else the direct formula.
-__device__ inline double maxwellian_at(const Ctx& C, const phys::Prim& p, double norm,
-                                       const double* E, index_t s) {
-    if (!C.tensor) {
-        double c2 = 0.0;
-        for (int d = 0; d < C.gas.D; ++d)
-            c2 += (C.u[3 * s + d] - p.U[d]) * (C.u[3 * s + d] - p.U[d]);
-        return p.rho * norm * exp(-p.lambda * c2);
-    }
-    const int* idx = &C.slot_idx[3 * s];
-    if (idx[0] < 0) return 0.0;
-    double H = p.rho * norm * E[idx[0]];
-    if (C.gas.D > 1) H *= E[idx[1]];
-    if (C.gas.D > 2) H *= E[idx[2]];
-    return H;
 }
 
 /// Per-axis exponential table of p into E (entries of the first D axes).
@@ -182,6 +155,7 @@ __global__ void k_prims(Ctx C) {
     if (i >= C.nc) return;
     C.prim[i] = phys::cons_to_prim(&C.W[5 * i], C.gas.N);
     C.tau[i] = phys::relaxation_time(C.prim[i], C.gas);
+    C.cell_eq[i] = phys::eq_const(C.prim[i], &C.q[3 * i], C.gas);
 }
 
 __global__ void k_cell_tables(Ctx C) {
@@ -204,34 +178,23 @@ __global__ void k_init(Ctx C) {
     if (C.store_b) C.b[idx] = bp;
 }
 
-/// 2 V_i / sum_f S_f s_f,i: the CFL bound of owned cell i per unit CFL number (section 7), as
-/// UgksSolver::cfl_ratio; the rule of both the global and the local (steady mode) time step.
-__device__ inline double cfl_ratio(const Ctx& C, index_t i, double u0, double u1, double u2) {
-    const double gamma = (C.gas.N + 2.0) / C.gas.N;
-    const phys::Prim& p = C.prim[i];
-    const double c = sqrt(gamma / (2.0 * p.lambda));
-    double sum = 0.0;
-    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
-        const index_t f = C.cf[k];
-        const double* n = &C.normal[3 * f];
-        const double Un = fabs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
-        const double umax = u0 * fabs(n[0]) + u1 * fabs(n[1]) + u2 * fabs(n[2]);
-        sum += C.area[f] * fmax(umax, Un + c);
-    }
-    return 2.0 * C.vol[i] / sum;
+/// kern::cfl_ratio of owned cell i.
+__device__ inline double cfl_ratio(const Ctx& C, index_t i) {
+    return kern::cfl_ratio(C.prim[i], C.gas.N, C.umax, C.vol[i], C.cf_off[i], C.cf_off[i + 1],
+                           C.cf, C.normal, C.area);
 }
 
-__global__ void k_dt_ratio(Ctx C, double u0, double u1, double u2, double* ratio) {
+__global__ void k_dt_ratio(Ctx C, double* ratio) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    ratio[i] = cfl_ratio(C, i, u0, u1, u2);
+    ratio[i] = cfl_ratio(C, i);
 }
 
 /// Steady mode: the local step dt_i = CFL x the cell's own bound, per owned cell.
-__global__ void k_local_dt(Ctx C, double u0, double u1, double u2, double cfl) {
+__global__ void k_local_dt(Ctx C, double cfl) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    C.dtc[i] = cfl * cfl_ratio(C, i, u0, u1, u2);
+    C.dtc[i] = cfl * cfl_ratio(C, i);
 }
 
 /// Steady mode: the face step dt_f, the smaller of its two cells' steps (boundary face: its
@@ -246,75 +209,18 @@ __global__ void k_face_dt(Ctx C) {
 __global__ void k_grad_W(Ctx C) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    double* g = &C.gradW[15 * i];
-    const double* W = C.W;
-    double vmax[5], vmin[5], scale[5];
-    for (int e = 0; e < 15; ++e) g[e] = 0.0;
-    for (int e = 0; e < 5; ++e) vmax[e] = vmin[e] = W[5 * i + e], scale[e] = fabs(W[5 * i + e]);
-    index_t slot = C.lsq_off[i];
-    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k, ++slot) {
-        const index_t f = C.cf[k];
-        const index_t j = C.owner[f] == i ? C.neigh[f] : C.owner[f];
-        if (j < 0) continue;
-        for (int e = 0; e < 5; ++e) {
-            const double dphi = W[5 * j + e] - W[5 * i + e];
-            for (int d = 0; d < 3; ++d) g[3 * e + d] += C.lsq[3 * slot + d] * dphi;
-            vmax[e] = fmax(vmax[e], W[5 * j + e]);
-            vmin[e] = fmin(vmin[e], W[5 * j + e]);
-            scale[e] = fmax(scale[e], fabs(W[5 * j + e]));
-        }
-    }
-    if (C.limiter == 2) return;
-    const double dh = pow(C.vol[i], 1.0 / C.dim);
-    const double kd3 = pow(C.venk_K * dh, 3.0);
-    for (int e = 0; e < 5; ++e) {
-        double psi = 1.0;
-        const double eps2 = kd3 * scale[e] * scale[e] + 1e-300;
-        for (index_t k = C.lsq_off[i]; k < C.lsq_off[i + 1]; ++k) {
-            const double d2 = dot3(&g[3 * e], &C.slot_dx[3 * k]);
-            psi = fmin(psi, limiter_face(C.limiter, vmax[e] - W[5 * i + e], vmin[e] - W[5 * i + e],
-                                         d2, eps2));
-        }
-        for (int d = 0; d < 3; ++d) g[3 * e + d] *= psi;
-    }
+    kern::gradient_W_cell(i, C.W, C.lsq_off, C.nbr, C.lsq, C.slot_dx, C.limiter, C.kd3[i],
+                          &C.gradW[15 * i]);
 }
 
 __global__ void k_face_pre(Ctx C, double dt) {
     const index_t f = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (f >= C.nf) return;
     const int kind = C.kind[f];
-    if (kind == kDiffuseWall || kind == kSymmetry) return;
+    if (is_kinetic_boundary(kind)) return;
     phys::FaceInput in{};
-    const index_t L = C.owner[f];
-    for (int e = 0; e < 5; ++e) {
-        in.WL[e] = C.W[5 * L + e];
-        for (int d = 0; d < 3; ++d) in.gradWL[e][d] = C.gradW[15 * L + 3 * e + d];
-    }
-    for (int d = 0; d < 3; ++d) {
-        in.xL[d] = C.ccent[3 * L + d];
-        in.xf[d] = C.fcent[3 * f + d];
-        in.n[d] = C.normal[3 * f + d];
-        in.qL[d] = C.q[3 * L + d];
-        in.xR[d] = in.xf[d] - C.dxR[3 * f + d];
-    }
-    if (kind == kInterior) {
-        const index_t R = C.neigh[f];
-        for (int e = 0; e < 5; ++e) {
-            in.WR[e] = C.W[5 * R + e];
-            for (int d = 0; d < 3; ++d) in.gradWR[e][d] = C.gradW[15 * R + 3 * e + d];
-        }
-        for (int d = 0; d < 3; ++d) in.qR[d] = C.q[3 * R + d];
-    } else if (kind == kOutflow) {
-        for (int e = 0; e < 5; ++e) in.WR[e] = in.WL[e];
-        for (int d = 0; d < 3; ++d) in.qR[d] = in.qL[d];
-    } else {  // far field / inflow: ghost Maxwellian, zero gradient, no heat flux
-        const BcDev& bc = C.bcs[C.bc[f]];
-        phys::Prim g;
-        g.rho = bc.rho;
-        for (int d = 0; d < 3; ++d) g.U[d] = bc.U[d];
-        g.lambda = 1.0 / bc.T;
-        phys::prim_to_cons(g, C.gas.N, in.WR);
-    }
+    kern::face_input(kind, f, C.owner[f], C.neigh[f], C.W, C.gradW, C.q, C.ccent, C.fcent,
+                     C.normal, C.dxR, kind == kInterior ? nullptr : C.bcs[C.bc[f]].W, in);
     phys::FaceCoeffs out;
     phys::face_equilibrium(in, C.gas, C.local_dt ? C.dtf[f] : dt, out);
     C.fc[f] = out;
@@ -334,20 +240,15 @@ __global__ void k_wall_sums(Ctx C, const index_t* faces, index_t nw, double* sum
         const BcDev& bc = C.bcs[C.bc[f]];
         const index_t i = C.owner[f];
         const double* n = &C.normal[3 * f];
-        const double lw = 1.0 / bc.T;
-        const double norm = pow(lw / kPi, 0.5 * C.gas.D);
-        for (index_t s = threadIdx.x; s < C.ns; s += blockDim.x) {
-            const index_t m = s / C.B, v = s % C.B;
-            const double* u = &C.u[3 * s];
-            const double un = dot3(u, n);
-            if (un > 0) {
-                acc[0] += C.w[s] * un * C.h[(m * C.nc + i) * C.B + v];
-            } else if (un < 0) {
-                double c2 = 0.0;
-                for (int d = 0; d < 3; ++d) c2 += (u[d] - bc.U[d]) * (u[d] - bc.U[d]);
-                acc[1] -= C.w[s] * un * norm * exp(-lw * c2);
+        const phys::EqConst unit = kern::wall_const(1.0, bc.T, bc.U, C.gas);
+        phys::detail::with_dim(C.gas.D, [&](auto Dc) {
+            for (index_t s = threadIdx.x; s < C.ns; s += blockDim.x) {
+                const index_t m = s / C.B, v = s % C.B;
+                const double* u = &C.u[3 * s];
+                kern::wall_density_terms<decltype(Dc)::value>(
+                    unit, C.w[s], u, dot3(u, n), C.h[(m * C.nc + i) * C.B + v], acc[0], acc[1]);
             }
-        }
+        });
     }
     group_reduce<2>(sh, acc);
     if (threadIdx.x == 0) {
@@ -405,83 +306,6 @@ __device__ inline void load_u(const Ctx& C, index_t s, double (&u)[3]) {
     u[2] = D > 2 ? C.u[3 * s + 2] : 0.0;
 }
 
-/// maxwellian_at with the velocity dimension known at compile time.
-template <int D>
-__device__ inline double maxwellian_at_t(const Ctx& C, const phys::Prim& p, double norm,
-                                         const double* E, index_t s, const double (&u)[3]) {
-    if (!C.tensor) {
-        double c2 = 0.0;
-#pragma unroll
-        for (int d = 0; d < D; ++d) c2 += (u[d] - p.U[d]) * (u[d] - p.U[d]);
-        return p.rho * norm * exp(-p.lambda * c2);
-    }
-    const int* idx = &C.slot_idx[3 * s];
-    const int i0 = idx[0];
-    if (i0 < 0) return 0.0;
-    double H = p.rho * norm * E[i0];
-    if (D > 1) H *= E[idx[1]];
-    if (D > 2) H *= E[idx[2]];
-    return H;
-}
-
-/// phys::shakhov_equilibrium_H (equilibrium_parts_given_H) with D and b known at compile time:
-/// the same operations in the same order; without b, B = 0 and its terms are skipped.
-template <int D, bool HB>
-__device__ inline void shakhov_H_t(const phys::Prim& p, const double* q, const phys::GasParams& g,
-                                   const double (&u)[3], double H, double& hp, double& bp,
-                                   double& c2_out, double& Hp_out, double& B_out, double& Bp_out) {
-    double c2 = 0.0, cq = 0.0;
-#pragma unroll
-    for (int d = 0; d < D; ++d) {
-        const double c = u[d] - p.U[d];
-        c2 += c * c;
-        cq += c * q[d];
-    }
-    const double lam = p.lambda;
-    const double k_int = g.N - 3;
-    const double pre = 4.0 * (1.0 - g.Pr) * lam * lam * cq / ((5.0 + k_int) * p.rho);
-    const double Hp = pre * (2.0 * lam * c2 - D - 2.0) * H;
-    double B = 0.0, Bp = 0.0;
-    if (HB) {
-        B = g.K / (2.0 * lam) * H;
-        Bp = pre * (2.0 * lam * c2 - D) * B;
-    }
-    hp = H + Hp;
-    bp = B + Bp;
-    c2_out = c2;
-    Hp_out = Hp;
-    B_out = B;
-    Bp_out = Bp;
-}
-
-/// Limiter factor psi of one velocity (section 4.3, as UgksSolver): the minimum over the cell's
-/// LSQ slots of the face limiter for the unlimited gradient g.
-__device__ inline double limiter_psi(const Ctx& C, index_t s0, index_t s1, double g0, double g1,
-                                     double g2, double fi, double vmax, double vmin, double scale,
-                                     double kd3) {
-    const double scale2 = scale * scale;
-    double psi = 1.0;
-    for (index_t kk = s0; kk < s1; ++kk) {
-        const double* dx = &C.slot_dx[3 * kk];
-        const double d2 = g0 * dx[0] + g1 * dx[1] + g2 * dx[2];
-        const double up = vmax - fi, dn = vmin - fi;
-        const double d1 = d2 > 0 ? up : dn;
-        double r;
-        if (C.limiter == 0) {
-            const double eps2 = kd3 * scale2 + 1e-300;
-            const double num = (d1 * d1 + eps2) + 2.0 * d1 * d2;
-            const double den = d1 * d1 + 2.0 * d2 * d2 + d1 * d2 + eps2;
-            r = num / den;
-        } else {
-            r = d1 / (d2 == 0.0 ? 1.0 : d2);
-        }
-        r = d2 == 0.0 ? 1.0 : r;
-        r = r < 1.0 ? r : 1.0;
-        psi = r < psi ? r : psi;
-    }
-    return psi;
-}
-
 /// (owned cell, velocity) of a flat index k = B i + v, in 32-bit arithmetic when k fits (a 64-bit
 /// division costs several times more instructions).
 __device__ inline void split_cell_vel(index_t k, int B, index_t& i, int& v) {
@@ -493,14 +317,6 @@ __device__ inline void split_cell_vel(index_t k, int B, index_t& i, int& v) {
         i = k / B;
         v = static_cast<int>(k % B);
     }
-}
-
-/// (K dh)^3 of the Venkatakrishnan limiter per owned cell (static: depends on the volume only).
-__global__ void k_kd3(Ctx C, double* kd3) {
-    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    if (i >= C.no) return;
-    const double dh = pow(C.vol[i], 1.0 / C.dim);
-    kd3[i] = pow(C.venk_K * dh, 3.0);
 }
 
 /// LSQ gradient + limiter of block m of h (and b), per (owned cell, velocity): neighbours from the
@@ -524,33 +340,19 @@ __global__ void k_grad_block(Ctx C, int m) {
         const index_t j = C.nbr[slot];
         if (j < 0) continue;
         const double l0 = C.lsq[3 * slot], l1 = C.lsq[3 * slot + 1], l2 = C.lsq[3 * slot + 2];
-        const double hj = fh[B * j + v];
-        const double d = hj - hi;
-        gh0 += l0 * d;
-        gh1 += l1 * d;
-        gh2 += l2 * d;
-        hmax = fmax(hmax, hj);
-        hmin = fmin(hmin, hj);
-        hsc = fmax(hsc, fabs(hj));
-        if (HB) {
-            const double bj = fb[B * j + v];
-            const double db = bj - bi;
-            gb0 += l0 * db;
-            gb1 += l1 * db;
-            gb2 += l2 * db;
-            bmax = fmax(bmax, bj);
-            bmin = fmin(bmin, bj);
-            bsc = fmax(bsc, fabs(bj));
-        }
+        kern::lsq_add(l0, l1, l2, fh[B * j + v], hi, gh0, gh1, gh2, hmax, hmin, hsc);
+        if (HB) kern::lsq_add(l0, l1, l2, fb[B * j + v], bi, gb0, gb1, gb2, bmax, bmin, bsc);
     }
-    if (C.limiter != 2) {
+    if (C.limiter != kern::kNoLimiter) {
         const double kd3 = C.kd3[i];
-        const double ph = limiter_psi(C, s0, s1, gh0, gh1, gh2, hi, hmax, hmin, hsc, kd3);
+        const double ph = kern::limiter_psi(C.limiter, s0, s1, C.slot_dx, gh0, gh1, gh2, hi, hmax,
+                                            hmin, hsc, kd3);
         gh0 *= ph;
         gh1 *= ph;
         gh2 *= ph;
         if (HB) {
-            const double pb = limiter_psi(C, s0, s1, gb0, gb1, gb2, bi, bmax, bmin, bsc, kd3);
+            const double pb = kern::limiter_psi(C.limiter, s0, s1, C.slot_dx, gb0, gb1, gb2, bi,
+                                                bmax, bmin, bsc, kd3);
             gb0 *= pb;
             gb1 *= pb;
             gb2 *= pb;
@@ -587,142 +389,73 @@ __device__ __forceinline__ void load_velocity(const Ctx& C, index_t s, double (&
     for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
 }
 
-/// Flux of one (face, velocity) of block m (phys::micro_flux_H's operations without the terms that
-/// are identically zero for D and HB; kinetic wall / symmetry faces from the wall Maxwellian or the
-/// mirrored state): writes Phi_h (and Phi_b) and adds the velocity's free-transport moments to acc.
-/// fc: the face's coefficients (unused on kinetic boundary faces). Shared by k_flux and k_flux_mf.
+/// Flux of one (face, velocity) of block m: the CUDA schedule of the kernel functions (kinetic
+/// boundary faces: kern::kinetic_boundary_flux with the wall Maxwellian or the mirrored state;
+/// the others: the upwind interface value and phys::micro_flux_lane). Writes Phi_h (and Phi_b)
+/// and adds the velocity's moments to acc. fc: the face's leading kFaceFluxWords (unused on
+/// kinetic boundary faces). Shared by k_flux and k_flux_mf.
 template <int D, bool HB>
 __device__ __forceinline__ void face_velocity_flux(
     const Ctx& C, index_t f, int kind, const phys::FaceCoeffs& fc, index_t L, index_t R, double n0,
     double n1, double n2, const double* h, const double* b, bool second, double dt, int B, int v,
     index_t s, const double (&u)[3], double u2, double w, const int (&ix)[3], double (&acc)[5]) {
-    const bool kinetic_bc = kind == kDiffuseWall || kind == kSymmetry;
     double un = u[0] * n0;
     if (D > 1) un += u[1] * n1;
     if (D > 2) un += u[2] * n2;
-    if (kinetic_bc) {
+    if (is_kinetic_boundary(kind)) {
         const bool wall = kind == kDiffuseWall;
         const BcDev& bc = C.bcs[C.bc[f]];
-        const double lw = wall ? 1.0 / bc.T : 1.0;
-        const double norm = pow(lw / kPi, 0.5 * C.gas.D);
-        const double rw = C.rho_wall[f];
-        const index_t row = wall ? -1 : C.sym_index[f];
         const double dtw = C.local_dt ? C.dtf[f] : dt;
-        double hf, bf = 0.0;
-        if (un > 0) {
-            hf = h[B * L + v];
-            if (HB) bf = b[B * L + v];
-        } else if (wall) {
-            double c2 = 0.0;
-            for (int d = 0; d < 3; ++d) c2 += (u[d] - bc.U[d]) * (u[d] - bc.U[d]);
-            hf = rw * norm * exp(-lw * c2);
-            bf = 0.5 * C.gas.K / lw * hf;
-        } else {
-            const index_t sm = C.mirror[bc.axis * C.ns + s];
-            hf = sm >= 0 ? C.sym_h[row * C.ns + sm] : 0.0;
-            if (HB) bf = sm >= 0 ? C.sym_b[row * C.ns + sm] : 0.0;
+        double hin = 0.0, bin = 0.0;
+        if (un <= 0 && wall) {
+            const phys::EqConst Ew = kern::wall_const(C.rho_wall[f], bc.T, bc.U, C.gas);
+            phys::maxwellian_pair<D, HB>(Ew, u, hin, bin);
+        } else if (un <= 0) {
+            const index_t row = C.sym_index[f];
+            kern::symmetry_incident<HB>(C.mirror[bc.axis * C.ns + s], &C.sym_h[row * C.ns],
+                                        HB ? &C.sym_b[row * C.ns] : nullptr, hin, bin);
         }
-        const double ph = dtw * un * hf, pb = dtw * un * bf;
+        double ph, pb;
+        kern::kinetic_boundary_flux<HB>(dtw, un, h[B * L + v], HB ? b[B * L + v] : 0.0, hin, bin,
+                                        ph, pb);
         C.phi_h[f * B + v] = ph;
         if (HB) C.phi_b[f * B + v] = pb;
-        const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-        acc[0] += w * ph;
-        acc[1] += w * u[0] * ph;
-        acc[2] += w * u[1] * ph;
-        acc[3] += w * u[2] * ph;
-        acc[4] += w * 0.5 * (uu * ph + pb);
-    } else {
-        const phys::Prim& p0 = fc.p0;
-        const bool ghost_maxwellian = kind == kGhostMaxwellian;
-        const double lam = p0.lambda;
-        const double xi4 = HB ? C.gas.K * (C.gas.K + 2.0) / (4.0 * lam * lam) : 0.0;
-        double hf = 0.0, bf = 0.0;
-        double ghf[3] = {0, 0, 0}, gbf[3] = {0, 0, 0};
-        const index_t c = un > 0 ? L : (R >= 0 ? R : -1);
-        if (c >= 0) {
-            const double* dxc = c == L ? &C.dxL[3 * f] : &C.dxR[3 * f];
-            hf = h[B * c + v];
-            if (HB) bf = b[B * c + v];
-            if (second) {
-#pragma unroll
-                for (int d = 0; d < 3; ++d) {
-                    ghf[d] = C.gh[3 * B * c + d * B + v];
-                    if (HB) gbf[d] = C.gb[3 * B * c + d * B + v];
-                    hf += ghf[d] * dxc[d];
-                    if (HB) bf += gbf[d] * dxc[d];
-                }
-            }
-        } else if (ghost_maxwellian) {
-            const BcDev& bc = C.bcs[C.bc[f]];
-            phys::Prim pg;
-            pg.rho = bc.rho;
-            for (int d = 0; d < 3; ++d) pg.U[d] = bc.U[d];
-            pg.lambda = 1.0 / bc.T;
-            double Hg, Bm;
-            phys::maxwellian(pg, C.gas, u, Hg, Bm);
-            hf = Hg;
-            bf = Bm;
-        } else {
-            hf = h[B * L + v];
-            if (HB) bf = b[B * L + v];
-        }
-        // phys::micro_flux_H (maxwellian_at_t with the table indices loaded above)
-        double H0;
-        if (!C.tensor) {
-            const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
-            double c2 = 0.0;
-#pragma unroll
-            for (int d = 0; d < D; ++d) c2 += (u[d] - p0.U[d]) * (u[d] - p0.U[d]);
-            H0 = p0.rho * norm0 * exp(-p0.lambda * c2);
-        } else if (ix[0] < 0) {
-            H0 = 0.0;
-        } else {
-            const double norm0 = phys::detail::gauss_norm(p0.lambda, D);
-            const double* fE = &C.faceE[f * C.ntab];
-            H0 = p0.rho * norm0 * fE[ix[0]];
-            if (D > 1) H0 *= fE[ix[1]];
-            if (D > 2) H0 *= fE[ix[2]];
-        }
-        double hplus, bplus, c2, Hp, B0, Bp;
-        shakhov_H_t<D, HB>(p0, fc.qf, C.gas, u, H0, hplus, bplus, c2, Hp, B0, Bp);
-        const phys::Slope* a = un > 0.0 ? fc.aL : fc.aR;
-        double sh = 0.0, sb = 0.0;
-#pragma unroll
-        for (int j = 0; j < D; ++j) {
-            double poly = a[j].a0 + 0.5 * a[j].aE * u2;
-#pragma unroll
-            for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
-            if (HB) {
-                sh += u[j] * (poly * H0 + 0.5 * a[j].aE * B0);
-                sb += u[j] * (poly * B0 + 0.5 * a[j].aE * xi4 * H0);
-            } else {
-                sh += u[j] * (poly * H0);
-            }
-        }
-        const phys::Slope& A = fc.A;
-        double polyA = A.a0 + 0.5 * A.aE * u2;
-#pragma unroll
-        for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];
-        const double ah = HB ? polyA * H0 + 0.5 * A.aE * B0 : polyA * H0;
-        double ugh = u[0] * ghf[0], ugb = u[0] * gbf[0];
-        if (D > 1) ugh += u[1] * ghf[1], ugb += u[1] * gbf[1];
-        if (D > 2) ugh += u[2] * ghf[2], ugb += u[2] * gbf[2];
-        const phys::TimeCoeffs& tc = fc.tc;
-        const double fmh = un * (tc.q4 * hf - tc.q5 * ugh);
-        const double ph = un * (tc.q1 * (H0 + Hp) + tc.q2 * sh + tc.q3 * ah) + fmh;
-        C.phi_h[f * B + v] = ph;
-        double fmb = 0.0;
-        if (HB) {
-            const double ab = polyA * B0 + 0.5 * A.aE * xi4 * H0;
-            fmb = un * (tc.q4 * bf - tc.q5 * ugb);
-            C.phi_b[f * B + v] = un * (tc.q1 * (B0 + Bp) + tc.q2 * sb + tc.q3 * ab) + fmb;
-        }
-        acc[0] += w * fmh;
-        acc[1] += w * u[0] * fmh;
-        if (D > 1) acc[2] += w * u[1] * fmh;
-        if (D > 2) acc[3] += w * u[2] * fmh;
-        acc[4] += HB ? w * 0.5 * (u2 * fmh + fmb) : w * 0.5 * (u2 * fmh);
+        kern::add_flux_moments<D, HB>(w, u, u2, ph, pb, acc);
+        return;
     }
+    // upwind interface value: the upwind cell (reconstructed), else the far-field ghost
+    // Maxwellian or the outflow owner's state (zero gradient)
+    double hf = 0.0, bf = 0.0, ugh = 0.0, ugb = 0.0;
+    const index_t c = un > 0 ? L : (R >= 0 ? R : -1);
+    if (c >= 0) {
+        hf = h[B * c + v];
+        if (HB) bf = b[B * c + v];
+        if (second) {
+            const double* dxc = c == L ? &C.dxL[3 * f] : &C.dxR[3 * f];
+            const double* g = &C.gh[3 * B * c + v];
+            kern::upwind_value(hf, g[0], g[B], g[2 * B], dxc[0], dxc[1], dxc[2], u[0], u[1], u[2],
+                               hf, ugh);
+            if (HB) {
+                const double* e = &C.gb[3 * B * c + v];
+                kern::upwind_value(bf, e[0], e[B], e[2 * B], dxc[0], dxc[1], dxc[2], u[0], u[1],
+                                   u[2], bf, ugb);
+            }
+        }
+    } else if (kind == kGhostMaxwellian) {
+        phys::maxwellian_pair<D, HB>(C.bcs[C.bc[f]].eq, u, hf, bf);
+    } else {
+        hf = h[B * L + v];
+        if (HB) bf = b[B * L + v];
+    }
+    // the interface Maxwellian: per-axis tables on tensor grids, else the formula
+    const double H0 = C.tensor ? phys::maxwellian_H_tables<D>(fc.eq, &C.faceE[f * C.ntab], ix)
+                               : phys::maxwellian_H<D>(fc.eq, u);
+    double ph, pb, fmh, fmb;
+    phys::micro_flux_lane<D, HB>(fc.eq, un > 0.0 ? fc.aL : fc.aR, fc.A, fc.tc, u, u2, un, H0, hf,
+                                 bf, ugh, ugb, ph, pb, fmh, fmb);
+    C.phi_h[f * B + v] = ph;
+    if (HB) C.phi_b[f * B + v] = pb;
+    kern::add_flux_moments<D, HB>(w, u, u2, fmh, fmb, acc);
 }
 
 /// Face fluxes of block m: one thread group per face, one thread per velocity (strided when B
@@ -739,10 +472,9 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double d
     const index_t f = blockIdx.x;
     const int B = C.B;
     const int kind = C.kind[f];
-    constexpr int kFcWords = sizeof(phys::FaceCoeffs) / sizeof(double);
-    if (kind != kDiffuseWall && kind != kSymmetry) {
+    if (!is_kinetic_boundary(kind)) {
         const double* src = reinterpret_cast<const double*>(&C.fc[f]);
-        for (int t = threadIdx.x; t < kFcWords; t += blockDim.x) s_fc[t] = src[t];
+        for (int t = threadIdx.x; t < phys::kFaceFluxWords; t += blockDim.x) s_fc[t] = src[t];
     }
     __syncthreads();
     const phys::FaceCoeffs& fc = *reinterpret_cast<const phys::FaceCoeffs*>(s_fc);
@@ -775,6 +507,7 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double d
 /// so the results are bit-identical (docs/decisions.md).
 template <int D, bool HB, int MINB, int FPG>
 __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, double dt) {
+    // the leading words that the flux reads (kFaceFluxWords), at the FaceCoeffs stride
     constexpr int kFcWords = sizeof(phys::FaceCoeffs) / sizeof(double);
     constexpr int kW = kMaxGroup / 32;
     __shared__ double s_part[FPG * 5 * kW];
@@ -782,11 +515,10 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, doubl
     const index_t f0 = static_cast<index_t>(blockIdx.x) * FPG;
     const int B = C.B;
     const int nface = static_cast<int>(C.nf - f0 < FPG ? C.nf - f0 : FPG);
-    for (int t = threadIdx.x; t < nface * kFcWords; t += blockDim.x) {
-        const int ff = t / kFcWords, wd = t - ff * kFcWords;
-        const int kd = C.kind[f0 + ff];
-        if (kd != kDiffuseWall && kd != kSymmetry)
-            s_fc[t] = reinterpret_cast<const double*>(&C.fc[f0 + ff])[wd];
+    for (int t = threadIdx.x; t < nface * phys::kFaceFluxWords; t += blockDim.x) {
+        const int ff = t / phys::kFaceFluxWords, wd = t - ff * phys::kFaceFluxWords;
+        if (!is_kinetic_boundary(C.kind[f0 + ff]))
+            s_fc[ff * kFcWords + wd] = reinterpret_cast<const double*>(&C.fc[f0 + ff])[wd];
     }
     const int v = threadIdx.x;
     const bool active = v < B;
@@ -827,6 +559,14 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, doubl
     }
 }
 
+/// The Maxwellian of owned cell i at local slot s: per-axis tables on tensor grids, else the
+/// formula.
+template <int D>
+__device__ inline double cell_maxwellian(const Ctx& C, index_t i, index_t s, const double (&u)[3]) {
+    if (!C.tensor) return phys::maxwellian_H<D>(C.cell_eq[i], u);
+    return phys::maxwellian_H_tables<D>(C.cell_eq[i], &C.cellE[i * C.ntab], &C.slot_idx[3 * s]);
+}
+
 /// Stage 1 (section 6.3) of block m, in place, per (owned cell, velocity); signed face areas from
 /// the per-cell-face list.
 template <int D, bool HB>
@@ -847,22 +587,14 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
     }
     const double invV = 1.0 / C.vol[i];
     const double c = 0.5 * (C.local_dt ? C.dtc[i] : dt) / C.tau[i];
-    const phys::Prim& p = C.prim[i];
-    const double norm = phys::detail::gauss_norm(p.lambda, D);
-    const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
     const index_t s = static_cast<index_t>(m) * B + v;
     double u[3];
     load_u<D>(C, s, u);
-    double hp, bp, c2, Hp, Bq, Bp;
-    const double H = maxwellian_at_t<D>(C, p, norm, E, s, u);
-    shakhov_H_t<D, HB>(p, &C.q[3 * i], C.gas, u, H, hp, bp, c2, Hp, Bq, Bp);
+    double hp, bp;
+    phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp, bp);
     const index_t idx = (static_cast<index_t>(m) * C.nc + i) * B + v;
-    const double hv = C.h[idx];
-    C.h[idx] = hv - invV * rh + c * (hp - hv);
-    if (HB) {
-        const double bv = C.b[idx];
-        C.b[idx] = bv - invV * rb + c * (bp - bv);
-    }
+    C.h[idx] = kern::stage1_value(C.h[idx], rh, invV, c, hp);
+    if (HB) C.b[idx] = kern::stage1_value(C.b[idx], rb, invV, c, bp);
 }
 
 /// W^{n+1} per owned cell (section 6.1) and the cell's residual parts (8 columns: (dW/dt)^2 for 5
@@ -870,32 +602,20 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
 __global__ void k_macro(Ctx C, double dt, double* parts, double* bad) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    double dW[5] = {0, 0, 0, 0, 0};
-    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
-        const index_t f = C.cf[k];
-        double sS = (C.owner[f] == i ? 1.0 : -1.0) * C.area[f];
-        if (C.local_dt) sS *= C.dtc[i] / C.dtf[f];  // rate F_f / dt_f times dt_i
-        const bool kinetic = C.kind[f] == kDiffuseWall || C.kind[f] == kSymmetry;
-        for (int e = 0; e < 5; ++e) {
-            const double F = C.Facc[5 * f + e] + (kinetic ? 0.0 : C.fc[f].F[e]);
-            dW[e] -= sS * F;
-        }
-    }
+    double dW[5];
+    kern::cell_flux_sum(i, C.cf_off, C.cf, C.owner, C.area, C.kind, C.Facc, C.fc, C.dtc,
+                        C.local_dt ? C.dtf : nullptr, false, C.vol[i], dW);
     double* P = &parts[8 * i];
     const double dti = C.local_dt ? C.dtc[i] : dt;
     for (int e = 0; e < 5; ++e) {
-        dW[e] /= C.vol[i];
         C.W[5 * i + e] += dW[e];
         P[e] = (dW[e] / dti) * (dW[e] / dti);
     }
     P[5] = fabs(C.W[5 * i]);
     P[6] = fabs(C.W[5 * i + 4]);
-    const phys::Prim pn = phys::cons_to_prim(&C.W[5 * i], C.gas.N);
-    P[7] = pn.rho * (sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
-                     sqrt(1.0 / pn.lambda));
-    bool ok = pn.rho > 0 && pn.lambda > 0 && phys::detail::is_finite(pn.lambda);
-    for (int e = 0; e < 5; ++e) ok = ok && phys::detail::is_finite(C.W[5 * i + e]);
-    bad[i] = ok ? static_cast<double>(C.no) : static_cast<double>(i);
+    P[7] = kern::momentum_scale(&C.W[5 * i], C.gas.N);
+    bad[i] = kern::cell_state_ok(&C.W[5 * i], C.gas.N) ? static_cast<double>(C.no)
+                                                        : static_cast<double>(i);
 }
 
 /// Steady mode, closed domain: the owned cells' masses before (W_old) and after the macroscopic
@@ -932,16 +652,14 @@ __global__ void k_scale_dist(Ctx C, double alpha) {
 /// Stage 2 (dt > 0) and the 17 raw moments, one thread group per owned cell over every local
 /// block (fixed order: per thread in slot order, then the warp shuffle tree and the warps in
 /// order). Without b (HB false) the four b moments are zero and not accumulated.
-template <bool HB>
+template <int D, bool HB>
 __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
     constexpr int NM = HB ? 17 : 13;
     __shared__ double s_part[NM * (kMaxGroup / 32)];
     const index_t i = blockIdx.x;
     const int B = C.B;
     const double c = dt > 0 ? 0.5 * (C.local_dt ? C.dtc[i] : dt) / C.tau[i] : 0.0;
-    const phys::Prim& p = C.prim[i];
-    const double norm = phys::detail::gauss_norm(p.lambda, C.gas.D);
-    const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
+    const double inv = 1.0 / (1.0 + c);
     double M[NM];
 #pragma unroll
     for (int k = 0; k < NM; ++k) M[k] = 0.0;
@@ -950,42 +668,21 @@ __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
         double* b = HB ? C.b + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
         for (int v = threadIdx.x; v < B; v += blockDim.x) {
             const index_t s = static_cast<index_t>(m) * B + v;
-            const double* u = &C.u[3 * s];
+            double u[3];
+            load_u<D>(C, s, u);
             double hv = h[v], bv = HB ? b[v] : 0.0;
             if (dt > 0) {
                 double hp, bp;
-                const double H = maxwellian_at(C, p, norm, E, s);
-                phys::shakhov_equilibrium_H(p, &C.q[3 * i], C.gas, u, H, hp, bp);
-                hv = (hv + c * hp) / (1.0 + c);
+                phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp,
+                                             bp);
+                hv = kern::stage2_value(hv, c, inv, hp);
                 h[v] = hv;
                 if (HB) {
-                    bv = (bv + c * bp) / (1.0 + c);
+                    bv = kern::stage2_value(bv, c, inv, bp);
                     b[v] = bv;
                 }
             }
-            const double w = C.w[s];
-            const double wh = w * hv;
-            const double u2 = dot3(u, u);
-            M[0] += wh;
-            M[1] += wh * u[0];
-            M[2] += wh * u[1];
-            M[3] += wh * u[2];
-            M[4] += wh * u[0] * u[0];
-            M[5] += wh * u[0] * u[1];
-            M[6] += wh * u[0] * u[2];
-            M[7] += wh * u[1] * u[1];
-            M[8] += wh * u[1] * u[2];
-            M[9] += wh * u[2] * u[2];
-            M[10] += wh * u[0] * u2;
-            M[11] += wh * u[1] * u2;
-            M[12] += wh * u[2] * u2;
-            if (HB) {
-                const double wb = w * bv;
-                M[13 % NM] += wb;
-                M[14 % NM] += wb * u[0];
-                M[15 % NM] += wb * u[1];
-                M[16 % NM] += wb * u[2];
-            }
+            kern::add_raw_moments<NM>(C.w[s], u, hv, bv, M);
         }
     }
     double tot[NM];
@@ -1036,17 +733,10 @@ __global__ void k_imp_res(Ctx C, int m) {
 __global__ void k_imp_rm(Ctx C) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    double dW[5] = {0, 0, 0, 0, 0};
-    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
-        const index_t f = C.cf[k];
-        const double sS = (C.owner[f] == i ? 1.0 : -1.0) * C.area[f] / C.dtf[f];
-        const bool kinetic = C.kind[f] == kDiffuseWall || C.kind[f] == kSymmetry;
-        for (int e = 0; e < 5; ++e) {
-            const double F = C.Facc[5 * f + e] + (kinetic ? 0.0 : C.fc[f].F[e]);
-            dW[e] -= sS * F;
-        }
-    }
-    for (int e = 0; e < 5; ++e) C.Rm[5 * i + e] = dW[e] / C.vol[i];
+    double dW[5];
+    kern::cell_flux_sum(i, C.cf_off, C.cf, C.owner, C.area, C.kind, C.Facc, C.fc, C.dtc, C.dtf,
+                        true, C.vol[i], dW);
+    for (int e = 0; e < 5; ++e) C.Rm[5 * i + e] = dW[e];
 }
 
 /// Implicit: the face's spectral radius r_f = max |U.n| + c + 2 nu_f (gamma/Pr) / d_f, nu_f = RT
@@ -1054,34 +744,16 @@ __global__ void k_imp_rm(Ctx C) {
 __global__ void k_imp_rf(Ctx C) {
     const index_t f = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (f >= C.nf) return;
-    const double gamma = (C.gas.N + 2.0) / C.gas.N;
-    const double visc = gamma / C.gas.Pr;
     const index_t L = C.owner[f], R = C.neigh[f];
-    const double* n = &C.normal[3 * f];
-    auto radius = [&](index_t c, double& s, double& nu) {
-        const phys::Prim& p = C.prim[c];
-        const double Un = fabs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
-        const double RT = 0.5 / p.lambda;
-        nu = RT * fmin(C.tau[c], C.dtf[f]);
-        s = Un + sqrt(gamma * RT);
-    };
-    double s, nu;
-    radius(L, s, nu);
-    if (R >= 0) {
-        double sR, nuR;
-        radius(R, sR, nuR);
-        s = fmax(s, sR);
-        nu = fmax(nu, nuR);
-    }
-    double d = 0.0;
-    for (int k = 0; k < 3; ++k) d += (C.dxL[3 * f + k] - C.dxR[3 * f + k]) * n[k];
-    d = fmax(fabs(d), 1e-300);
-    C.rf[f] = s + 2.0 * nu * visc / d;
+    const index_t Rs = R >= 0 ? R : L;
+    C.rf[f] = kern::spectral_radius(C.prim[L], C.tau[L], C.prim[Rs], C.tau[Rs], R >= 0,
+                                    &C.normal[3 * f], &C.dxL[3 * f], &C.dxR[3 * f], C.dtf[f],
+                                    C.gas.N, C.gas.Pr);
 }
 
 /// Implicit: the diagonal 1/dtau_i + (1/2V_i) sum_f S_f r_f of the macroscopic system, per owned
 /// cell (dtau_i = time.implicit.cfl x the CFL bound with the prims of step n).
-__global__ void k_imp_diag(Ctx C, double u0, double u1, double u2, double icfl) {
+__global__ void k_imp_diag(Ctx C, double icfl) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
     double sum = 0.0;
@@ -1089,7 +761,7 @@ __global__ void k_imp_diag(Ctx C, double u0, double u1, double u2, double icfl) 
         const index_t f = C.cf[k];
         sum += C.area[f] * C.rf[f];
     }
-    C.diag[i] = 1.0 / (icfl * cfl_ratio(C, i, u0, u1, u2)) + 0.5 * sum / C.vol[i];
+    C.diag[i] = 1.0 / (icfl * cfl_ratio(C, i)) + 0.5 * sum / C.vol[i];
 }
 
 /// Implicit, macro_sweeps 0: the point-implicit increment dW = Rm / diag.
@@ -1234,19 +906,16 @@ __global__ void k_imp_apply(Ctx C, double* parts, double* bad) {
     }
     P[5] = fabs(C.W[5 * i]);
     P[6] = fabs(C.W[5 * i + 4]);
-    const phys::Prim pn = phys::cons_to_prim(&C.W[5 * i], C.gas.N);
-    P[7] = pn.rho * (sqrt(pn.U[0] * pn.U[0] + pn.U[1] * pn.U[1] + pn.U[2] * pn.U[2]) +
-                     sqrt(1.0 / pn.lambda));
-    bool ok = pn.rho > 0 && pn.lambda > 0 && phys::detail::is_finite(pn.lambda);
-    for (int e = 0; e < 5; ++e) ok = ok && phys::detail::is_finite(C.W[5 * i + e]);
-    bad[i] = ok ? static_cast<double>(C.no) : static_cast<double>(i);
+    P[7] = kern::momentum_scale(&C.W[5 * i], C.gas.N);
+    bad[i] = kern::cell_state_ok(&C.W[5 * i], C.gas.N) ? static_cast<double>(C.no)
+                                                        : static_cast<double>(i);
 }
 
 /// Implicit: a0_i = 1/dtau_i + 1/tau*_i per owned cell (prims and tau of the predicted W*).
-__global__ void k_imp_a0(Ctx C, double u0, double u1, double u2, double icfl) {
+__global__ void k_imp_a0(Ctx C, double icfl) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    C.a0[i] = 1.0 / (icfl * cfl_ratio(C, i, u0, u1, u2)) + 1.0 / C.tau[i];
+    C.a0[i] = 1.0 / (icfl * cfl_ratio(C, i)) + 1.0 / C.tau[i];
 }
 
 /// Implicit: the right-hand side of the microscopic system, res + (f+* - f)/tau* (the Shakhov
@@ -1258,14 +927,10 @@ __global__ void k_imp_rhs(Ctx C) {
     const index_t i = k / C.ns, s = k % C.ns;
     const int B = C.B;
     const index_t m = s / B, v = s % B;
-    const phys::Prim& p = C.prim[i];
-    const double norm = phys::detail::gauss_norm(p.lambda, D);
-    const double* E = C.tensor ? &C.cellE[i * C.ntab] : nullptr;
     double u[3];
     load_u<D>(C, s, u);
-    double hp, bp, c2, Hp, Bq, Bp;
-    const double H = maxwellian_at_t<D>(C, p, norm, E, s, u);
-    shakhov_H_t<D, HB>(p, &C.q[3 * i], C.gas, u, H, hp, bp, c2, Hp, Bq, Bp);
+    double hp, bp;
+    phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp, bp);
     const double it = 1.0 / C.tau[i];
     const index_t idx = (m * C.no + i) * B + v, hidx = (m * C.nc + i) * B + v;
     C.res_h[idx] = C.res_h[idx] + it * (hp - C.h[hidx]);
@@ -1337,12 +1002,7 @@ __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C) {
                 b[v] += dbv;
                 rb = C.res_b[o + v] - it * dbv;
             }
-            const double w = C.w[s], u0 = C.u[3 * s], u1 = C.u[3 * s + 1], u2 = C.u[3 * s + 2];
-            Q[0] += w * rh;
-            Q[1] += w * u0 * rh;
-            Q[2] += w * u1 * rh;
-            Q[3] += w * u2 * rh;
-            Q[4] += w * 0.5 * ((u0 * u0 + u1 * u1 + u2 * u2) * rh + rb);
+            kern::add_conserved_moments(C.w[s], &C.u[3 * s], rh, rb, Q);
         }
     }
     double tot[5];
@@ -1444,14 +1104,6 @@ int group_size(int B) {
     while (t < B && t < kMaxGroup) t *= 2;
     return t;
 }
-
-int limiter_code(const std::string& s) {
-    return s == "venkatakrishnan" ? 0 : s == "barth_jespersen" ? 1 : 2;
-}
-
-// ---- halo and reduction transport (parallel.halo) --------------------------------------------
-
-enum class HaloMode { staged, cuda_aware, nccl };
 
 const char* halo_name(HaloMode m) {
     return m == HaloMode::staged ? "staged" : m == HaloMode::cuda_aware ? "cuda_aware" : "nccl";
@@ -1898,6 +1550,7 @@ struct UgksSolverDevice::Impl {
     DeviceArray<double> d_W, d_Wold, d_gradW, d_q, d_tau, d_stress, d_h, d_b, d_Facc, d_rho_wall,
         d_sym_h, d_sym_b, d_cellE, d_faceE, d_mom;
     DeviceArray<phys::Prim> d_prim;
+    DeviceArray<phys::EqConst> d_cell_eq;
     DeviceArray<phys::FaceCoeffs> d_fc;
     DeviceArray<index_t> d_wall_faces, d_sym_faces;
     DeviceArray<double> d_wall_vals, d_cell_parts, d_bad, d_red;
@@ -2055,25 +1708,9 @@ void UgksSolverDevice::Impl::setup_all() {
     d_ccent = upload("mesh:cell_centroid", flat(mesh.cell_centroid));
     d_vol = upload("mesh:cell_volume", mesh.cell_volume);
     d_lsq_off = upload("static:lsq_off", S.lsq_off);
-    {
-        // per LSQ slot the neighbour cell, per cell-face entry the signed area (owned cells)
-        std::vector<index_t> nbr(S.lsq_off.empty() ? 1 : std::max<index_t>(1, S.lsq_off.back()),
-                                 -1);
-        std::vector<double> sarea(std::max<std::size_t>(1, mesh.cell_faces.size()), 0.0);
-        for (index_t i = 0; i < no; ++i) {
-            index_t slot = S.lsq_off[i];
-            for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1];
-                 ++k, ++slot) {
-                const index_t f = mesh.cell_faces[k];
-                const bool own = mesh.face_owner[f] == i;
-                nbr[slot] = own ? mesh.face_neighbour[f] : mesh.face_owner[f];
-                sarea[k] = (own ? 1.0 : -1.0) * mesh.face_area[f];
-            }
-        }
-        d_nbr = upload("static:lsq_neighbour", nbr);
-        d_cf_sarea = upload("static:cell_face_signed_area", sarea);
-        d_kd3 = alloc<double>("static:limiter_kd3", std::max<index_t>(1, no));
-    }
+    d_nbr = upload("static:lsq_neighbour", S.lsq_nbr);
+    d_cf_sarea = upload("static:cell_face_signed_area", S.cf_sarea);
+    d_kd3 = upload("static:limiter_kd3", S.kd3);
     d_lsq = upload("static:lsq", S.lsq);
     d_slot_dx = upload("static:slot_dx", S.slot_dx);
     d_dxL = upload("static:face_dxL", S.face_dxL);
@@ -2085,16 +1722,7 @@ void UgksSolverDevice::Impl::setup_all() {
     d_w = upload("static:w", S.w);
     d_axis_x = upload("static:axis_x", S.axis_x.empty() ? std::vector<double>{0.0} : S.axis_x);
     d_slot_idx = upload("static:slot_idx", S.slot_idx.empty() ? std::vector<int>{-1} : S.slot_idx);
-    // mirror slots per axis, local numbering (-1: none)
-    std::vector<index_t> mir(3 * static_cast<std::size_t>(ns), -1);
-    const index_t g0 = static_cast<index_t>(S.first) * S.B;
-    for (int a = 0; a < 3; ++a)
-        if (!blocks.mirror[a].empty())
-            for (index_t s = 0; s < ns; ++s) {
-                const index_t gm = blocks.mirror[a][g0 + s];
-                mir[a * ns + s] = gm >= 0 ? gm - g0 : -1;
-            }
-    d_mirror = upload("static:mirror", mir);
+    d_mirror = upload("static:mirror", S.mirror);
     std::vector<BcDev> bcs;
     for (const auto& bc : setup.boundaries) {
         BcDev d;
@@ -2106,6 +1734,13 @@ void UgksSolverDevice::Impl::setup_all() {
         d.rho = bc.rho;
         d.T = bc.T;
         for (int c = 0; c < 3; ++c) d.U[c] = bc.U[c];
+        phys::Prim g;
+        g.rho = bc.rho;
+        for (int c = 0; c < 3; ++c) g.U[c] = bc.U[c];
+        g.lambda = 1.0 / bc.T;
+        phys::prim_to_cons(g, gas.N, d.W);
+        const double zero_q[3] = {0, 0, 0};
+        d.eq = phys::eq_const(g, zero_q, gas);
         bcs.push_back(d);
     }
     if (bcs.empty()) bcs.push_back(BcDev{});
@@ -2133,6 +1768,7 @@ void UgksSolverDevice::Impl::setup_all() {
     d_q = alloc<double>("macro:q", 3 * nc);
     d_tau = alloc<double>("macro:tau", nc);
     d_prim = alloc<phys::Prim>("macro:prim", nc);
+    d_cell_eq = alloc<phys::EqConst>("macro:cell_eq", nc);
     d_stress = alloc<double>("macro:stress", 6 * no);
     d_h = alloc<double>("dist:h", nc * ns);
     if (S.store_b) d_b = alloc<double>("dist:b", nc * ns);
@@ -2220,9 +1856,9 @@ void UgksSolverDevice::Impl::setup_all() {
     c.nblk = S.nblk;
     c.ntab = S.ntab;
     for (int d = 0; d < 3; ++d) c.axis_off[d] = S.axis_off[d];
-    c.limiter = limiter_code(setup.numerics.limiter);
+    c.limiter = S.limiter;
+    for (int d = 0; d < 3; ++d) c.umax[d] = S.umax_axis[d];
     c.order = setup.numerics.order;
-    c.venk_K = setup.numerics.venkatakrishnan_k;
     c.store_b = S.store_b;
     c.tensor = S.tensor;
     c.nc = nc;
@@ -2261,6 +1897,7 @@ void UgksSolverDevice::Impl::setup_all() {
     c.tau = d_tau.data();
     c.stress = d_stress.data();
     c.prim = d_prim.data();
+    c.cell_eq = d_cell_eq.data();
     c.h = d_h.data();
     c.b = d_b.data();
     c.fc = d_fc.data();
@@ -2288,10 +1925,6 @@ void UgksSolverDevice::Impl::setup_all() {
     c.rf = d_rf.data();
     c.diag = d_diag.data();
     c.a0 = d_a0.data();
-    if (no > 0) {
-        k_kd3<<<grid_for(no), kThreads, 0, compute>>>(C, d_kd3.data());
-        launched("k_kd3");
-    }
     UGKS_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -2348,8 +1981,7 @@ double UgksSolverDevice::Impl::compute_dt() {
     double ratio = HUGE_VAL;
     if (S.no > 0) {
         UGKS_TIMED_LAUNCH((*this), "k_dt_ratio", compute,
-                          k_dt_ratio<<<grid_for(S.no), kThreads, 0, compute>>>(
-                              C, S.umax_axis[0], S.umax_axis[1], S.umax_axis[2], d_bad.data()));
+                          k_dt_ratio<<<grid_for(S.no), kThreads, 0, compute>>>(C, d_bad.data()));
         UGKS_TIMED_LAUNCH(
             (*this), "k_reduce_cols", compute,
             k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data()));
@@ -2371,8 +2003,7 @@ double UgksSolverDevice::Impl::compute_local_dt() {
     if (S.no > 0) {
         UGKS_TIMED_LAUNCH(
             (*this), "k_local_dt", compute,
-            k_local_dt<<<grid_for(S.no), kThreads, 0, compute>>>(
-                C, S.umax_axis[0], S.umax_axis[1], S.umax_axis[2], setup.numerics.cfl));
+            k_local_dt<<<grid_for(S.no), kThreads, 0, compute>>>(C, setup.numerics.cfl));
         UGKS_TIMED_LAUNCH(
             (*this), "k_reduce_cols", compute,
             k_reduce_cols<<<1, kThreads, 0, compute>>>(d_dtc.data(), S.no, 1, 1, d_red.data()));
@@ -2465,8 +2096,7 @@ void UgksSolverDevice::Impl::implicit_macro() {
     }
     UGKS_TIMED_LAUNCH(
         (*this), "k_imp_diag", compute,
-        k_imp_diag<<<grid_for(S.no), kThreads, 0, compute>>>(
-            C, S.umax_axis[0], S.umax_axis[1], S.umax_axis[2], setup.time.implicit_cfl));
+        k_imp_diag<<<grid_for(S.no), kThreads, 0, compute>>>(C, setup.time.implicit_cfl));
     UGKS_CUDA_CHECK(cudaMemsetAsync(d_dW.data(), 0, sizeof(double) * 5 * S.nc, compute));
     if (setup.time.macro_solver == "gmres") {
         implicit_macro_gmres();
@@ -2585,8 +2215,7 @@ void UgksSolverDevice::Impl::implicit_micro() {
     if (nos > 0) {
         UGKS_TIMED_LAUNCH(
             (*this), "k_imp_a0", compute,
-            k_imp_a0<<<grid_for(S.no), kThreads, 0, compute>>>(
-                C, S.umax_axis[0], S.umax_axis[1], S.umax_axis[2], setup.time.implicit_cfl));
+            k_imp_a0<<<grid_for(S.no), kThreads, 0, compute>>>(C, setup.time.implicit_cfl));
         dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
             constexpr int D = decltype(d)::value;
             constexpr bool HB = decltype(hb_)::value;
@@ -2963,9 +2592,8 @@ void UgksSolverDevice::Impl::stage2_and_moments(double dt) {
     if (S.no > 0) {
         dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
             UGKS_TIMED_LAUNCH((*this), "k_stage2", compute,
-                              k_stage2<decltype(hb_)::value>
+                              k_stage2<decltype(d)::value, decltype(hb_)::value>
                               <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C, dt));
-            (void)d;
         });
     }
     allreduce_v(d_mom, 17 * S.no);

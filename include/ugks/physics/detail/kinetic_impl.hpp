@@ -4,6 +4,7 @@
 // from device code (plain <cmath> functions, which nvcc maps to its device math library).
 #include <cfloat>
 #include <cmath>
+#include <type_traits>
 
 #include "ugks/physics/kinetic.hpp"
 
@@ -224,51 +225,117 @@ UGKS_HOST_DEVICE inline void reconstruct_side(const double W[5], const double gr
         for (int c = 0; c < 5; ++c) out[c] = W[c];
 }
 
-/// Shakhov parts (section 2.4) from H, c2 = |u - U|^2 and cq = (u - U).q.
-UGKS_HOST_DEVICE inline void equilibrium_parts_given_H(const Prim& p, const double q[3],
-                                                       const GasParams& g, double c2, double cq,
-                                                       double H, double& B, double& Hp,
-                                                       double& Bp) {
-    (void)q;
-    const int D = g.D;
-    const double lam = p.lambda;
-    B = g.K / (2.0 * lam) * H;
-    const double k_int = g.N - 3;
-    const double pre = 4.0 * (1.0 - g.Pr) * lam * lam * cq / ((5.0 + k_int) * p.rho);
-    Hp = pre * (2.0 * lam * c2 - D - 2.0) * H;
-    Bp = pre * (2.0 * lam * c2 - D) * B;
-}
-
-/// H, B and the Shakhov parts H+, B+ (section 2.4, consistent form) at velocity u.
-UGKS_HOST_DEVICE inline void equilibrium_parts(const Prim& p, const double q[3], const GasParams& g,
-                                               const double u[3], double& H, double& B, double& Hp,
-                                               double& Bp) {
-    const int D = g.D;
-    double c2 = 0.0, cq = 0.0;
-    for (int d = 0; d < D; ++d) {
-        const double c = u[d] - p.U[d];
-        c2 += c * c;
-        cq += c * q[d];
-    }
-    const double lam = p.lambda;
-    H = p.rho * gauss_norm(lam, D) * exp(-lam * c2);
-    equilibrium_parts_given_H(p, q, g, c2, cq, H, B, Hp, Bp);
-}
-
-/// Same as equilibrium_parts with H already known (e.g. from per-axis exponential tables).
-UGKS_HOST_DEVICE inline void equilibrium_parts_H(const Prim& p, const double q[3],
-                                                 const GasParams& g, const double u[3], double H,
-                                                 double& B, double& Hp, double& Bp) {
-    double c2 = 0.0, cq = 0.0;
-    for (int d = 0; d < g.D; ++d) {
-        const double c = u[d] - p.U[d];
-        c2 += c * c;
-        cq += c * q[d];
-    }
-    equilibrium_parts_given_H(p, q, g, c2, cq, H, B, Hp, Bp);
+/// Call fn(std::integral_constant<int, D>) for the runtime velocity dimension D = 1, 2, 3.
+template <class Fn>
+UGKS_HOST_DEVICE inline void with_dim(int D, Fn&& fn) {
+    if (D == 1)
+        fn(std::integral_constant<int, 1>{});
+    else if (D == 2)
+        fn(std::integral_constant<int, 2>{});
+    else
+        fn(std::integral_constant<int, 3>{});
 }
 
 }  // namespace detail
+
+UGKS_HOST_DEVICE inline EqConst eq_const(const Prim& p, const double q[3], const GasParams& g) {
+    EqConst c;
+    c.rhonorm = p.rho * detail::gauss_norm(p.lambda, g.D);
+    for (int d = 0; d < 3; ++d) {
+        c.U[d] = p.U[d];
+        c.q[d] = q[d];
+    }
+    c.lambda = p.lambda;
+    const double k_int = g.N - 3;
+    c.pre = 4.0 * (1.0 - g.Pr) * p.lambda * p.lambda / ((5.0 + k_int) * p.rho);
+    c.Bfac = g.K / (2.0 * p.lambda);
+    c.xi4 = g.K * (g.K + 2.0) / (4.0 * p.lambda * p.lambda);
+    return c;
+}
+
+template <int D>
+UGKS_HOST_DEVICE inline double maxwellian_H(const EqConst& C, const double u[3]) {
+    double c2 = 0.0;
+    for (int d = 0; d < D; ++d) c2 += (u[d] - C.U[d]) * (u[d] - C.U[d]);
+    return C.rhonorm * dev::exp_neg(-C.lambda * c2);
+}
+
+template <int D>
+UGKS_HOST_DEVICE inline double maxwellian_H_tables(const EqConst& C, const double* E,
+                                                   const int ix[3]) {
+    if (ix[0] < 0) return 0.0;
+    double H = C.rhonorm * E[ix[0]];
+    if (D > 1) H *= E[ix[1]];
+    if (D > 2) H *= E[ix[2]];
+    return H;
+}
+
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void maxwellian_pair(const EqConst& C, const double u[3], double& H,
+                                             double& B) {
+    H = maxwellian_H<D>(C, u);
+    B = HB ? C.Bfac * H : 0.0;
+}
+
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void shakhov_parts(const EqConst& C, const double u[3], double H,
+                                           double& B, double& Hp, double& Bp) {
+    double c2 = 0.0, cq = 0.0;
+    for (int d = 0; d < D; ++d) {
+        const double c = u[d] - C.U[d];
+        c2 += c * c;
+        cq += c * C.q[d];
+    }
+    const double pre = C.pre * cq;
+    const double t = 2.0 * C.lambda * c2;
+    Hp = pre * (t - D - 2.0) * H;
+    B = HB ? C.Bfac * H : 0.0;
+    Bp = HB ? pre * (t - D) * B : 0.0;
+}
+
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void shakhov_given_H(const EqConst& C, const double u[3], double H,
+                                             double& hplus, double& bplus) {
+    double B, Hp, Bp;
+    shakhov_parts<D, HB>(C, u, H, B, Hp, Bp);
+    hplus = H + Hp;
+    bplus = B + Bp;
+}
+
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void micro_flux_lane(const EqConst& E0, const Slope* a, const Slope& A,
+                                             const TimeCoeffs& tc, const double u[3], double u2,
+                                             double un, double H0, double hf, double bf,
+                                             double ugh, double ugb, double& phi_h, double& phi_b,
+                                             double& fm_h, double& fm_b) {
+    double B0, Hp, Bp;
+    shakhov_parts<D, HB>(E0, u, H0, B0, Hp, Bp);
+    const double xi4 = E0.xi4;
+    // sum_j u_j A[a^(j); H] and sum_j u_j A[a^(j); B] with the upwind slope set (5.10b)
+    double sh = 0.0, sb = 0.0;
+    for (int j = 0; j < D; ++j) {
+        double poly = a[j].a0 + 0.5 * a[j].aE * u2;
+        for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
+        if (HB) {
+            sh += u[j] * (poly * H0 + 0.5 * a[j].aE * B0);
+            sb += u[j] * (poly * B0 + 0.5 * a[j].aE * xi4 * H0);
+        } else {
+            sh += u[j] * (poly * H0);
+        }
+    }
+    double polyA = A.a0 + 0.5 * A.aE * u2;
+    for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];
+    const double ah = HB ? polyA * H0 + 0.5 * A.aE * B0 : polyA * H0;
+    fm_h = un * (tc.q4 * hf - tc.q5 * ugh);
+    phi_h = un * (tc.q1 * (H0 + Hp) + tc.q2 * sh + tc.q3 * ah) + fm_h;
+    fm_b = 0.0;
+    phi_b = 0.0;
+    if (HB) {
+        const double ab = polyA * B0 + 0.5 * A.aE * xi4 * H0;
+        fm_b = un * (tc.q4 * bf - tc.q5 * ugb);
+        phi_b = un * (tc.q1 * (B0 + Bp) + tc.q2 * sb + tc.q3 * ab) + fm_b;
+    }
+}
 
 UGKS_HOST_DEVICE inline Prim cons_to_prim(const double W[5], int N) {
     Prim p;
@@ -292,28 +359,29 @@ UGKS_HOST_DEVICE inline double relaxation_time(const Prim& p, const GasParams& g
 
 UGKS_HOST_DEVICE inline void maxwellian(const Prim& p, const GasParams& g, const double u[3],
                                         double& H, double& B) {
-    double c2 = 0.0;
-    for (int d = 0; d < g.D; ++d) c2 += (u[d] - p.U[d]) * (u[d] - p.U[d]);
-    H = p.rho * detail::gauss_norm(p.lambda, g.D) * exp(-p.lambda * c2);
-    B = g.K / (2.0 * p.lambda) * H;
-}
-
-UGKS_HOST_DEVICE inline void shakhov_equilibrium(const Prim& p, const double q[3],
-                                                 const GasParams& g, const double u[3],
-                                                 double& hplus, double& bplus) {
-    double H, B, Hp, Bp;
-    detail::equilibrium_parts(p, q, g, u, H, B, Hp, Bp);
-    hplus = H + Hp;
-    bplus = B + Bp;
+    const double zero[3] = {0, 0, 0};
+    const EqConst C = eq_const(p, zero, g);
+    detail::with_dim(g.D, [&](auto Dc) { H = maxwellian_H<decltype(Dc)::value>(C, u); });
+    B = C.Bfac * H;
 }
 
 UGKS_HOST_DEVICE inline void shakhov_equilibrium_H(const Prim& p, const double q[3],
                                                    const GasParams& g, const double u[3], double H,
                                                    double& hplus, double& bplus) {
-    double B, Hp, Bp;
-    detail::equilibrium_parts_H(p, q, g, u, H, B, Hp, Bp);
-    hplus = H + Hp;
-    bplus = B + Bp;
+    const EqConst C = eq_const(p, q, g);
+    detail::with_dim(g.D, [&](auto Dc) {
+        shakhov_given_H<decltype(Dc)::value, true>(C, u, H, hplus, bplus);
+    });
+}
+
+UGKS_HOST_DEVICE inline void shakhov_equilibrium(const Prim& p, const double q[3],
+                                                 const GasParams& g, const double u[3],
+                                                 double& hplus, double& bplus) {
+    const EqConst C = eq_const(p, q, g);
+    detail::with_dim(g.D, [&](auto Dc) {
+        constexpr int D = decltype(Dc)::value;
+        shakhov_given_H<D, true>(C, u, maxwellian_H<D>(C, u), hplus, bplus);
+    });
 }
 
 UGKS_HOST_DEVICE inline TimeCoeffs time_coefficients(double dt, double tau) {
@@ -468,53 +536,32 @@ UGKS_HOST_DEVICE inline void face_equilibrium(const FaceInput& in, const GasPara
         qn += out.qf[d] * R.e[0][d];
     }
     out.F[4] += tc.q1 * (1.0 - g.Pr) * qn;
+    out.eq = eq_const(p0, out.qf, g);
 }
 
 UGKS_HOST_DEVICE inline void micro_flux(const FaceCoeffs& fc, const GasParams& g, const double u[3],
                                         double un, double hf, double bf, const double gh[3],
                                         const double gb[3], double& phi_h, double& phi_b,
                                         double& fm_h, double& fm_b) {
-    double c2 = 0.0;
-    for (int d = 0; d < g.D; ++d) c2 += (u[d] - fc.p0.U[d]) * (u[d] - fc.p0.U[d]);
-    const double H0 = fc.p0.rho * detail::gauss_norm(fc.p0.lambda, g.D) * exp(-fc.p0.lambda * c2);
+    double H0 = 0.0;
+    detail::with_dim(g.D, [&](auto Dc) { H0 = maxwellian_H<decltype(Dc)::value>(fc.eq, u); });
     micro_flux_H(fc, g, u, un, H0, hf, bf, gh, gb, phi_h, phi_b, fm_h, fm_b);
 }
 
 UGKS_HOST_DEVICE inline void micro_flux_H(const FaceCoeffs& fc, const GasParams& g,
-                                          const double u[3], double un, double H0_in, double hf,
+                                          const double u[3], double un, double H0, double hf,
                                           double bf, const double gh[3], const double gb[3],
                                           double& phi_h, double& phi_b, double& fm_h,
                                           double& fm_b) {
-    const int D = g.D;
-    const Prim& p0 = fc.p0;
-    double H0 = H0_in, B0, Hp, Bp;
-    detail::equilibrium_parts_H(p0, fc.qf, g, u, H0, B0, Hp, Bp);
-    const double xi4 = g.K * (g.K + 2.0) / (4.0 * p0.lambda * p0.lambda);
-    double u2 = 0.0;
-    for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
-
-    // sum_j u_j A[a^(j); H] and sum_j u_j A[a^(j); B] with the upwind slope set (section 5.10).
-    const Slope* a = un > 0.0 ? fc.aL : fc.aR;
-    double sh = 0.0, sb = 0.0;
-    for (int j = 0; j < D; ++j) {
-        double poly = a[j].a0 + 0.5 * a[j].aE * u2;
-        for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
-        sh += u[j] * (poly * H0 + 0.5 * a[j].aE * B0);
-        sb += u[j] * (poly * B0 + 0.5 * a[j].aE * xi4 * H0);
-    }
-    const Slope& A = fc.A;
-    double polyA = A.a0 + 0.5 * A.aE * u2;
-    for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];
-    const double ah = polyA * H0 + 0.5 * A.aE * B0;
-    const double ab = polyA * B0 + 0.5 * A.aE * xi4 * H0;
-
-    const TimeCoeffs& tc = fc.tc;
     const double ugh = u[0] * gh[0] + u[1] * gh[1] + u[2] * gh[2];
     const double ugb = u[0] * gb[0] + u[1] * gb[1] + u[2] * gb[2];
-    fm_h = un * (tc.q4 * hf - tc.q5 * ugh);
-    fm_b = un * (tc.q4 * bf - tc.q5 * ugb);
-    phi_h = un * (tc.q1 * (H0 + Hp) + tc.q2 * sh + tc.q3 * ah) + fm_h;
-    phi_b = un * (tc.q1 * (B0 + Bp) + tc.q2 * sb + tc.q3 * ab) + fm_b;
+    detail::with_dim(g.D, [&](auto Dc) {
+        constexpr int D = decltype(Dc)::value;
+        double u2 = 0.0;
+        for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
+        micro_flux_lane<D, true>(fc.eq, un > 0.0 ? fc.aL : fc.aR, fc.A, fc.tc, u, u2, un, H0, hf,
+                                 bf, ugh, ugb, phi_h, phi_b, fm_h, fm_b);
+    });
 }
 
 }  // namespace ugks::phys

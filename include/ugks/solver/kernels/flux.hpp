@@ -1,0 +1,55 @@
+#pragma once
+/// Face-flux kernel functions at one (face, velocity) (docs/formulation.md sections 5.9-5.10,
+/// 9), written once for both backends; the interior flux itself is phys::micro_flux_lane.
+#include "ugks/device/macros.hpp"
+#include "ugks/physics/kinetic.hpp"
+
+namespace ugks::kern {
+
+/// The upwind side's slope set of an interior or equilibrium boundary face for a velocity with
+/// normal component un, as a per-lane blend of the two sides with weights 1 and 0 (exact for
+/// finite values): the branch-free form of `un > 0 ? aL : aR` that vectorizes on the host.
+template <int D>
+UGKS_HOST_DEVICE inline void upwind_slopes(double wl, const phys::Slope* aL, const phys::Slope* aR,
+                                           phys::Slope* a) {
+    const double wr = 1.0 - wl;
+    for (int j = 0; j < D; ++j) {
+        a[j].a0 = wl * aL[j].a0 + wr * aR[j].a0;
+        for (int d = 0; d < D; ++d) a[j].aU[d] = wl * aL[j].aU[d] + wr * aR[j].aU[d];
+        a[j].aE = wl * aL[j].aE + wr * aR[j].aE;
+    }
+}
+
+/// The weight of the owner side for normal velocity un: 1 for un > 0, else 0. At un = 0 either
+/// side may be taken (every flux term carries the factor un).
+UGKS_HOST_DEVICE inline double owner_weight(double un) { return un > 0.0 ? 1.0 : 0.0; }
+
+/// Add one velocity's share of a face's moments (weights w) to acc: the five conserved moments
+/// (1, u, (|u|^2 + xi^2)/2) of the flux fh (and fb for b), u2 = |u|^2 (section 5.9; walls:
+/// section 8.1). Components of u beyond D are zero and skipped.
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void add_flux_moments(double w, const double u[3], double u2, double fh,
+                                              double fb, double (&acc)[5]) {
+    const double wf = w * fh;
+    acc[0] += wf;
+    acc[1] += wf * u[0];
+    if (D > 1) acc[2] += wf * u[1];
+    if (D > 2) acc[3] += wf * u[2];
+    acc[4] += HB ? 0.5 * w * (u2 * fh + fb) : 0.5 * w * (u2 * fh);
+}
+
+/// Flux through a kinetic boundary face (diffuse wall or symmetry plane) at one velocity
+/// (decisions U7, sections 8.1-8.2): free transport of the interface value over the face step dtw,
+/// Phi = dtw un f_f, where f_f is the owner's value for outgoing velocities (un > 0) and the
+/// boundary's incident value (hin, bin: the wall Maxwellian or the mirrored state) otherwise.
+template <bool HB>
+UGKS_HOST_DEVICE inline void kinetic_boundary_flux(double dtw, double un, double hown, double bown,
+                                                   double hin, double bin, double& ph,
+                                                   double& pb) {
+    const double hf = un > 0 ? hown : hin;
+    const double bf = un > 0 ? bown : bin;
+    ph = dtw * un * hf;
+    pb = HB ? dtw * un * bf : 0.0;
+}
+
+}  // namespace ugks::kern

@@ -1,0 +1,109 @@
+#pragma once
+/// Update kernel functions of the UGKS step (docs/formulation.md sections 6.1-6.3, 10), written
+/// once for both backends: the two stages of the distribution update at one (cell, velocity),
+/// the raw velocity moments, the macroscopic update of a cell and its validity check.
+#include "ugks/core/types.hpp"
+#include "ugks/device/macros.hpp"
+#include "ugks/physics/kinetic.hpp"
+#include "ugks/solver/kernels/face_kind.hpp"
+
+namespace ugks::kern {
+
+/// Stage 1 (6.3a) in place: f* = f - r / V + c (f+ - f), r = sum over the cell's faces of
+/// sigma S Phi (invV = 1/V), c = dt / (2 tau), f+ the Shakhov equilibrium of step n.
+UGKS_HOST_DEVICE inline double stage1_value(double f, double r, double invV, double c,
+                                            double fplus) {
+    return f - invV * r + c * (fplus - f);
+}
+
+/// Stage 2 (6.3b): f^{n+1} = (f* + c f+) / (1 + c) with f+ of step n+1; inv1c = 1 / (1 + c).
+UGKS_HOST_DEVICE inline double stage2_value(double fstar, double c, double inv1c, double fplus) {
+    return (fstar + c * fplus) * inv1c;
+}
+
+/// Number of raw moments per cell (section 10): sum w h (1, u, u u^T as xx xy xz yy yz zz,
+/// u |u|^2) and sum w b (1, u).
+constexpr int kRawMoments = 17;
+
+/// Add one velocity's raw moments (weight w, velocity u, values h and b) to M; NM = 17, or 13
+/// without b (the b moments are then zero and not kept).
+template <int NM>
+UGKS_HOST_DEVICE inline void add_raw_moments(double w, const double u[3], double hv, double bv,
+                                             double (&M)[NM]) {
+    const double wh = w * hv;
+    const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    M[0] += wh;
+    M[1] += wh * u[0];
+    M[2] += wh * u[1];
+    M[3] += wh * u[2];
+    M[4] += wh * u[0] * u[0];
+    M[5] += wh * u[0] * u[1];
+    M[6] += wh * u[0] * u[2];
+    M[7] += wh * u[1] * u[1];
+    M[8] += wh * u[1] * u[2];
+    M[9] += wh * u[2] * u[2];
+    M[10] += wh * u[0] * u2;
+    M[11] += wh * u[1] * u2;
+    M[12] += wh * u[2] * u2;
+    if (NM > 13) {
+        const double wb = w * bv;
+        M[13 % NM] += wb;
+        M[14 % NM] += wb * u[0];
+        M[15 % NM] += wb * u[1];
+        M[16 % NM] += wb * u[2];
+    }
+}
+
+/// Add one velocity's share of the five conserved moments (1, u, (|u|^2 + xi^2)/2) of the values
+/// rh (and rb for b) to Q (the implicit iteration's microscopic residual, docs/steady.md).
+UGKS_HOST_DEVICE inline void add_conserved_moments(double w, const double u[3], double rh,
+                                                   double rb, double (&Q)[5]) {
+    Q[0] += w * rh;
+    Q[1] += w * u[0] * rh;
+    Q[2] += w * u[1] * rh;
+    Q[3] += w * u[2] * rh;
+    Q[4] += w * 0.5 * ((u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) * rh + rb);
+}
+
+/// The change of W of owned cell i over one step (6.1a), dW = -(1/V) sum_f sigma S_f F_f, with
+/// the face flux F_f = Facc_f (the velocity sums) + F_eq,f (the analytic equilibrium part; not on
+/// kinetic boundary faces). Local time steps (steady mode): each face's flux is a rate over its
+/// step dt_f, scaled to the cell's dt_i (rate_scale = dtc_i, dtf per face; null: global step).
+/// With rate_only the sum is divided by the face steps alone: the steady residual rate Rm.
+UGKS_HOST_DEVICE inline void cell_flux_sum(index_t i, const index_t* cf_off, const index_t* cf,
+                                           const index_t* owner, const double* area,
+                                           const int* kind, const double* Facc,
+                                           const phys::FaceCoeffs* fc,
+                                           const double* dtc, const double* dtf, bool rate_only,
+                                           double vol, double (&dW)[5]) {
+    for (int e = 0; e < 5; ++e) dW[e] = 0.0;
+    for (index_t k = cf_off[i]; k < cf_off[i + 1]; ++k) {
+        const index_t f = cf[k];
+        double sS = (owner[f] == i ? 1.0 : -1.0) * area[f];
+        if (rate_only)
+            sS /= dtf[f];
+        else if (dtf)
+            sS *= dtc[i] / dtf[f];  // rate F_f / dt_f times dt_i
+        const bool kinetic = is_kinetic_boundary(kind[f]);
+        for (int e = 0; e < 5; ++e)
+            dW[e] -= sS * (Facc[5 * f + e] + (kinetic ? 0.0 : fc[f].F[e]));
+    }
+    for (int e = 0; e < 5; ++e) dW[e] /= vol;
+}
+
+/// The momentum scale of a cell for the residual norm: rho (|U| + sqrt(T)) (a gas at rest does
+/// not divide by zero).
+UGKS_HOST_DEVICE inline double momentum_scale(const double W[5], int N) {
+    const phys::Prim p = phys::cons_to_prim(W, N);
+    return p.rho * (sqrt(p.U[0] * p.U[0] + p.U[1] * p.U[1] + p.U[2] * p.U[2]) + sqrt(1.0 / p.lambda));
+}
+
+/// A cell state the step can continue from: finite W, positive density and temperature.
+UGKS_HOST_DEVICE inline bool cell_state_ok(const double W[5], int N) {
+    const phys::Prim p = phys::cons_to_prim(W, N);
+    bool ok = p.rho > 0 && p.lambda > 0 && phys::detail::is_finite(p.lambda);
+    for (int e = 0; e < 5; ++e) ok = ok && phys::detail::is_finite(W[e]);
+    return ok;
+}
+
+}  // namespace ugks::kern
