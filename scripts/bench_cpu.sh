@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU benchmark: phase-space point updates per second (architecture.md section 9) of the 2D and 3D benchmark
+# CPU benchmark: phase-space point updates per second (docs/architecture.md section 9) of the 2D and 3D benchmark
 # cases on this machine's cores. Prints a table and, with --record, appends it to docs/performance.md.
 # Usage: scripts/bench_cpu.sh [--record] [BUILD_DIR]
 # Default: configures and builds build-bench/ (Release, -DUGKS_NATIVE=ON: -march=native, tests off).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU benchmark (issue 4): phase-space point updates per second (PUPS, architecture.md section 9) of the
+# GPU benchmark (issue 4): phase-space point updates per second (PUPS, docs/architecture.md section 9) of the
 # CUDA backend on one GPU: the 3D lid-driven cavity 80^3 cells x 21^3 Gauss-Hermite velocities (second
 # order, h only), the smaller 40^3 x 21^3 one, the B_v sweep {32, 64, 128, 256} and the 2D cavity
 # 45^2 x 28^2 (the CPU benchmark case). For each run: PUPS, persistent device bytes per phase-space point

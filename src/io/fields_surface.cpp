@@ -1,5 +1,5 @@
 // Wall (surface) output: per-face p, tau, q and coefficients, force and heat totals, written as
-// parallel HDF5 + XDMF and CSV (ugks-formulation.md section 9, architecture.md section 8). The
+// parallel HDF5 + XDMF and CSV (docs/formulation.md section 9, docs/architecture.md section 8). The
 // file name puts it into ugks_io (src/io/fields*.cpp); the HDF5/XDMF helpers follow fields_io.cpp.
 #include <hdf5.h>
 #include <mpi.h>
@@ -467,7 +467,7 @@ std::string totals_row(const std::string& name, index_t patch, const SurfaceTota
 std::string make_csv(const SurfaceData& s, const Meta& meta) {
     const SurfaceReference& ref = meta.ref;
     std::string out;
-    out += "# ugks_solver surface output (wall faces; ugks-formulation.md section 9), version " +
+    out += "# ugks_solver surface output (wall faces; docs/formulation.md section 9), version " +
            std::string(version_string) + "\n";
     out += "# step=" + std::to_string(meta.step) + " time=" + num(meta.time) + "\n";
     out += "# reference: rho_inf=" + num(ref.rho_inf) + " p_inf=" + num(ref.p_inf) +

@@ -1,7 +1,7 @@
-// Overset assembly on the CUDA backend (issue 6, decisions.md "Overset mode, GPU"): the presorted
-// k-d tree build (CUB radix-sort presort, per-level integer variance sums, flag + scan stable
-// partition), nearest-wall-distance queries with the advancing-front radius, donor trees and donor
-// search, node/cell classification with island removal, receptors and donor stencils. Every
+// Overset assembly on the CUDA backend (docs/decisions.md, "Overset mode on the CUDA backend"): the
+// presorted k-d tree build (CUB radix-sort presort, per-level integer variance sums, flag + scan
+// stable partition), nearest-wall-distance queries with the advancing-front radius, donor trees and
+// donor search, node/cell classification with island removal, receptors and donor stencils. Every
 // per-point operation is the UGKS_HOST_DEVICE code the CPU loops use (kdtree.hpp, grid_view.hpp,
 // cell_locate.hpp), and this file is compiled without FMA contraction (CMakeLists.txt), so wall
 // distances, classification, donors and weights equal the CPU backend's bit for bit; the trees
@@ -448,7 +448,7 @@ __device__ inline unsigned morton_spread10(unsigned v) {
 /// 30-bit Morton code of x quantized to 10 bits per axis in the box [lo, hi] (clamped: points
 /// outside the box get the code of the nearest box point; a flat axis quantizes to 0). 1024 cells
 /// per axis order 10^6-10^7 queries as well as finer codes; 32-bit keys halve the radix sort
-/// (measured: performance.md).
+/// (measured: docs/performance.md).
 __device__ inline unsigned morton_code(const double* x, const double* lo, const double* hi) {
     unsigned c = 0;
     for (int a = 0; a < 3; ++a) {
@@ -461,7 +461,7 @@ __device__ inline unsigned morton_code(const double* x, const double* lo, const 
 }
 
 /// Orders query points along a Morton curve so that neighbouring threads of a traversal kernel
-/// walk neighbouring subtrees (decisions.md, "query order"). Keeps its scratch between calls.
+/// walk neighbouring subtrees (docs/decisions.md, "query order"). Keeps its scratch between calls.
 struct QuerySorter {
     DeviceArray<unsigned> code, code2;
     DeviceArray<int> idx, idx2;
@@ -663,7 +663,7 @@ void build_donor_tree(DeviceState& st, DevGrid& d, int dim, int leaf) {
     st.builder.build(bx, d.n_cells, 2 * dim, leaf, d.tree);
 }
 
-/// Level-synchronous advancing front from the wall nodes (decisions.md): same radii as the CPU.
+/// Level-synchronous advancing front from the wall nodes (docs/decisions.md): the CPU's radii.
 void wall_distance_front(DeviceState& st, DevGrid& g, const KdView tv, const double* wp) {
     const index_t n = g.n_nodes;
     int* level = g.level.data();

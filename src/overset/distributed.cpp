@@ -1,9 +1,9 @@
-// Overset assembly distributed over MPI ranks (distributed.hpp; decisions.md, "Overset assembly
-// over MPI ranks"). Every phase uses the per-point functions of the serial assembly (grid_view.hpp,
-// kdtree.hpp, cell_locate.hpp) on the local part of each grid; what crosses ranks are the wall
-// points (allgather), the donor queries (alltoallv to the ranks whose part box contains the point,
-// smallest global cell index wins) and flags of the nodes shared by several ranks (island removal,
-// receptors).
+// Overset assembly distributed over MPI ranks (distributed.hpp;
+// docs/decisions.md, "Overset assembly over MPI ranks"). Every phase uses the per-point functions
+// of the serial assembly (grid_view.hpp, kdtree.hpp, cell_locate.hpp) on the local part of each
+// grid; what crosses ranks are the wall points (allgather), the donor queries (alltoallv to the
+// ranks whose part box contains the point, smallest global cell index wins) and flags of the nodes
+// shared by several ranks (island removal, receptors).
 #include "ugks/overset/distributed.hpp"
 
 #include <algorithm>

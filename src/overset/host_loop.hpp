@@ -1,6 +1,6 @@
 #pragma once
 // Host loop of the overset phases: the bodies are the per-point kernels that a device version
-// launches with ugks::forall once the arrays live in DeviceArrays (decisions.md, overset).
+// launches with ugks::forall once the arrays live in DeviceArrays (docs/decisions.md, overset).
 #include "ugks/core/types.hpp"
 
 namespace ugks::overset::detail {

@@ -112,8 +112,9 @@ GasModel parse_gas(Config& cfg) {
     const double per_kn_hs = mu_ref_from_kn(1.0, 1.0, 0.5);
     const double per_kn_vhs = mu_ref_from_kn(1.0, g.alpha, g.omega);
     if (!g.dimensional) {
-        // UGKS convention (decision U9): the reference molecular model in the Kn -> mu mapping is
-        // hard-sphere unless kn_definition is vhs, which uses the gas's own omega and alpha.
+        // UGKS convention (docs/formulation.md, decision U9): the reference molecular model in the
+        // Kn -> mu mapping is hard-sphere unless kn_definition is vhs, which uses the gas's own
+        // omega and alpha.
         g.mu_ref = g.Kn * (g.kn_definition == "hs" ? per_kn_hs : per_kn_vhs);
         g.Kn_hs = g.mu_ref / per_kn_hs;
         g.Kn_vhs = g.mu_ref / per_kn_vhs;

@@ -1,4 +1,4 @@
-// 1D quadrature rules of the discrete velocity space (ugks-formulation.md section 3.1-3.2).
+// 1D quadrature rules of the discrete velocity space (docs/formulation.md section 3.1-3.2).
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -1,5 +1,5 @@
-// Velocity blocks and their assignment to velocity ranks (architecture.md sections 5-6,
-// ugks-formulation.md section 3.4).
+// Velocity blocks and their assignment to velocity ranks (docs/architecture.md sections 5-6,
+// docs/formulation.md section 3.4).
 #include <algorithm>
 #include <cmath>
 #include <numeric>

@@ -1,4 +1,4 @@
-// Tensor, file and nonuniform velocity grids (ugks-formulation.md section 3).
+// Tensor, file and nonuniform velocity grids (docs/formulation.md section 3).
 #include "ugks/velocity/velocity_grid.hpp"
 
 #include <algorithm>

@@ -117,15 +117,15 @@ void parse_velocity_section(Config& cfg, CaseSetup& setup, int mesh_dim);
 /// Initial state of a cell with centroid x (uniform state, then the regions in order).
 InitialState initial_state_at(const CaseSetup& setup, const Vec3& x);
 
-/// Time step of ugks-formulation.md section 7 for a uniform state W (rho, U, T) on the given cells:
+/// Time step of docs/formulation.md section 7 for a uniform state W (rho, U, T) on the given cells:
 /// dt = CFL * min_i 2 V_i / sum_f S_f s_f,i, s_f,i = max(max_k |u_k . n_f|, |U . n_f| + c), c =
 /// sqrt(gamma T / 2).
 double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasModel& gas,
                           const InitialState& state, double cfl);
 
-/// Memory estimate per rank (bytes) for the single-sweep UGKS step (architecture.md section 6),
-/// refused at start when it exceeds the memory (issue 7). Every term is what one rank holds at the
-/// same time at its peak (the checkpoint write of a time step).
+/// Memory estimate per rank (bytes) for the single-sweep UGKS step (docs/architecture.md section
+/// 6), refused at start when it exceeds the memory (issue 7). Every term is what one rank holds at
+/// the same time at its peak (the checkpoint write of a time step).
 struct MemoryEstimate {
     double distributions = 0;      ///< persistent h (and b) for local cells x local velocities
     double macroscopic = 0;        ///< W, gradients, face states, accumulators

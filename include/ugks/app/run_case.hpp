@@ -4,7 +4,7 @@
 
 namespace ugks {
 
-/// Command-line options of ugks_solver (architecture.md section 2).
+/// Command-line options of ugks_solver (docs/architecture.md section 2).
 struct CommandLine {
     std::string case_file;
     std::vector<std::string> overrides;  ///< --set key.path=value

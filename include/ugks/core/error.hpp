@@ -5,7 +5,7 @@
 
 namespace ugks {
 
-/// Exit codes of ugks_solver (architecture.md section 2).
+/// Exit codes of ugks_solver (docs/architecture.md section 2).
 enum ExitCode : int {
     kExitSuccess = 0,
     kExitFailure = 1,   ///< anything else (internal error)

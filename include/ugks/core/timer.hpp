@@ -8,7 +8,7 @@
 
 namespace ugks {
 
-/// Wall-clock timers by category (architecture.md section 8; seed 002's split of kernels, copies and MPI).
+/// Wall-clock timers by category (docs/architecture.md section 8: kernels, copies and MPI apart).
 /// Categories used across the code: "reconstruction", "flux", "update", "reduction_device", "h2d", "d2h",
 /// "mpi_halo", "mpi_reduction", "io", "setup", "total". Host-side wall time; device work is fenced by the
 /// caller before stopping a device category.

@@ -1,5 +1,5 @@
 #pragma once
-/// CUDA error checking (style.md b3). Only included from CUDA translation units.
+/// CUDA error checking (docs/style.md b3). Only included from CUDA translation units.
 #include "ugks/core/error.hpp"
 
 namespace ugks::device::detail {

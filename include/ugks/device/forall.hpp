@@ -1,6 +1,6 @@
 #pragma once
-/// Kernel launch functions written once for both backends (style.md b2). Include this header only from
-/// kernel sources (*_kernels.cpp), which are compiled as CUDA in cuda builds.
+/// Kernel launch functions written once for both backends (docs/style.md b2). Include this header
+/// only from kernel sources (*_kernels.cpp), which are compiled as CUDA in cuda builds.
 #include "ugks/core/types.hpp"
 #include "ugks/device/macros.hpp"
 

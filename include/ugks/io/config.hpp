@@ -10,7 +10,7 @@
 
 namespace ugks {
 
-/// Strict YAML case file (style.md b5). Wraps a yaml-cpp tree; every key read is recorded, and
+/// Strict YAML case file (docs/style.md b5). Wraps a yaml-cpp tree; every key read is recorded, and
 /// after set-up check_unused() turns any key never read into an InputError naming path and line.
 ///
 /// Key paths are dot-separated; a numeric segment indexes a sequence ("output.probes.0.name").

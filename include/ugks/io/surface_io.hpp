@@ -10,7 +10,7 @@
 namespace ugks {
 
 /// Per-face wall data of the owned boundary faces of the selected (wall) patches on this rank
-/// (ugks-formulation.md §9). All values nondimensional, in the solver's units.
+/// (docs/formulation.md section 9). All values nondimensional, in the solver's units.
 struct SurfaceFace {
     index_t global_face = -1;  ///< face id in the global mesh (a boundary face)
     int patch = -1;            ///< mesh patch index (Mesh::face_patch, into Mesh::patch_names)
@@ -54,7 +54,7 @@ double surface_dynamic_pressure(const SurfaceReference& ref);
 /// Reference speed: |U_inf|, or sqrt(2 q_ref / rho_inf) when |U_inf| == 0 (NaN when undefined).
 double surface_reference_speed(const SurfaceReference& ref);
 
-/// Derived wall quantities of one face (ugks-formulation.md §9).
+/// Derived wall quantities of one face (docs/formulation.md section 9).
 struct WallCoefficients {
     double p = 0;       ///< p_w = P . n
     Vec3 tau{0, 0, 0};  ///< shear vector P - (P . n) n

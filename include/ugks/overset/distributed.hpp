@@ -3,7 +3,7 @@
 /// every grid's cells are split over the ranks by recursive coordinate bisection of their
 /// reference centroids, each rank keeps its cells and their nodes, and every query whose host or
 /// donor may lie on another rank goes through MPI. The results equal the serial assemble() bit for
-/// bit (decisions.md, "Overset assembly over MPI ranks"): every result is a minimum or a
+/// bit (docs/decisions.md, "Overset assembly over MPI ranks"): every result is a minimum or a
 /// smallest-global-index choice made from the same floating-point operations on the same data.
 #include <mpi.h>
 

@@ -1,13 +1,14 @@
 #pragma once
-/// Explicit hole cut of the overset assembly (docs/overset.md, decisions.md "explicit hole cut"): a
-/// node of grid A inside the solid of body B (B != A, a grid whose wall patches form a closed curve
-/// or surface) becomes inactive before the classification. Inside test: the nearest point p of B's
-/// wall (segments in 2D; triangles in 3D, quads split in two) and the sign of (x - p) . N, where N
-/// is the pseudo-normal of the wall feature that holds p (Baerentzen & Aanaes 2005): the face's
-/// normal (pointing into B's fluid), the sum of the two faces' normals on an edge, the angle-
-/// weighted sum of the incident faces' normals at a vertex (2D: the sum of the two segments'
-/// normals). Negative: inside. With these pseudo-normals the sign is right also when p is an edge
-/// or a vertex (sharp trailing edges, concave corners), where a face normal can give the wrong one.
+/// Explicit hole cut of the overset assembly (docs/overset.md, "Explicit hole cut";
+/// docs/decisions.md, "Overset explicit hole cut"): a node of grid A inside the solid of body B
+/// (B != A, a grid whose wall patches form a closed curve or surface) becomes inactive before the
+/// classification. Inside test: the nearest point p of B's wall (segments in 2D; triangles in 3D,
+/// quads split in two) and the sign of (x - p) . N, where N is the pseudo-normal of the wall
+/// feature that holds p (Baerentzen & Aanaes 2005): the face's normal (pointing into B's fluid),
+/// the sum of the two faces' normals on an edge, the angle-weighted sum of the incident faces'
+/// normals at a vertex (2D: the sum of the two segments' normals). Negative: inside. With these
+/// pseudo-normals the sign is right also when p is an edge or a vertex (sharp trailing edges,
+/// concave corners), where a face normal can give the wrong one.
 ///
 /// The functions are UGKS_HOST_DEVICE and use only +, -, *, / and sqrt (the angle by a series, no
 /// libm call), so the host loops (assembly.cpp) and the kernels (device_kernels.cpp, compiled

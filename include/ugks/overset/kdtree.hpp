@@ -42,11 +42,11 @@ struct KdTree {
 KdTree build_kdtree(const double* pts, index_t n, int k, int leaf_size = 3);
 
 /// Split-dimension variance in exact integer sums, identical on the CPU and the device whatever the
-/// summation order (decisions.md, overset GPU): every coordinate of a node is quantized to 16 bits
-/// relative to the node's bounding box, q = floor((x - lo) * 65535 / (hi - lo)) (0 for a flat
-/// dimension), and the node sums S1 = sum q, S2 = sum q^2 as unsigned 64-bit integers (exact for
-/// n < 2^31 points); the variance is then evaluated from (S1, S2, n, hi - lo) by the same few
-/// double operations on both backends.
+/// summation order (docs/decisions.md, "Overset mode on the CUDA backend"): every coordinate of a
+/// node is quantized to 16 bits relative to the node's bounding box, q = floor((x - lo) * 65535 /
+/// (hi - lo)) (0 for a flat dimension), and the node sums S1 = sum q, S2 = sum q^2 as unsigned
+/// 64-bit integers (exact for n < 2^31 points); the variance is then evaluated from
+/// (S1, S2, n, hi - lo) by the same few double operations on both backends.
 constexpr double kKdQuantLevels = 65535.0;
 
 UGKS_HOST_DEVICE inline double kd_quant_factor(double lo, double hi) {

@@ -1,5 +1,5 @@
 #pragma once
-/// Overset (chimera) grid assembly (seed 001, ../shared/docs/overset.md): wall distance, donor
+/// Overset (chimera) grid assembly (docs/overset.md, "Method"): wall distance, donor
 /// search, node/cell classification, donor stencils and orphans for overlapping component grids
 /// in prescribed rigid motion. First version: CPU, one rank; all per-node/per-cell data are flat
 /// arrays (Span-friendly) so the phases can move to device kernels.
@@ -150,7 +150,8 @@ struct AssemblyCounts {
     index_t hole_cut = 0;  ///< nodes inside another grid's closed wall (explicit hole cut)
 };
 
-/// Seconds per phase of one assembly (overset.md's list; transfers and MPI are 0 on one rank).
+/// Seconds per phase of one assembly (summary.json timings_seconds, docs/usage.md "Overset mode";
+/// transfers and MPI are 0 on one rank).
 struct AssemblyTimes {
     double motion = 0, wall_tree_build = 0, wall_query = 0, donor_tree_build = 0, donor_query = 0,
            hole_cut = 0, classification = 0, donor_stencils = 0;
@@ -163,8 +164,8 @@ struct AssemblyTimes {
 };
 
 /// Where assemble() runs. Device: the CUDA kernels of src/overset/device_kernels.cpp (CUDA builds
-/// with a visible device; results identical to Host, decisions.md), copied back into the grids'
-/// host arrays after every assembly (the host donor_tree and cell_box stay empty).
+/// with a visible device; results identical to Host, docs/decisions.md), copied back into the
+/// grids' host arrays after every assembly (the host donor_tree and cell_box stay empty).
 enum class Backend { Host, Device };
 
 namespace detail {
@@ -243,11 +244,12 @@ GridView grid_view(const OversetGrid& g, int dim);
 bool device_available();
 /// Device 1-NN queries of at least this many points run in spatial order: Morton codes of the
 /// queries in the tree's bounding box, a CUB radix sort of (code, index), the traversal in that
-/// order, results scattered back (decisions.md, "query order"; the sort counts in the query time).
+/// order, results scattered back (docs/decisions.md, "Query order"; the sort counts in the query
+/// time).
 /// Below it the sort does not pay (measured on the H200 with the 63-bit codes: 10^5 queries ran
 /// 0.8-1.6 ns/query slower sorted, 10^6 queries 1.5 ns faster; the threshold lies between, where
-/// the traversal's incoherence starts to dominate; performance.md); results never depend on the
-/// order.
+/// the traversal's incoherence starts to dominate; docs/performance.md); results never depend on
+/// the order.
 constexpr index_t kDeviceQuerySortMin = 262144;
 /// assemble() on the device (assemble() calls it for Backend::Device).
 AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* times,

@@ -6,10 +6,10 @@
 
 namespace ugks {
 
-/// Full phase-space decomposition (architecture.md section 5): world = P_x x P_v, velocity index
-/// fastest: q = rank mod P_v, p = rank div P_v. comm_v(p) joins the P_v ranks of one physical part
-/// (reductions of macroscopic arrays), comm_x(q) the P_x ranks of one velocity part (halo exchange
-/// of distributions).
+/// Full phase-space decomposition (docs/architecture.md section 5): world = P_x x P_v, velocity
+/// index fastest: q = rank mod P_v, p = rank div P_v. comm_v(p) joins the P_v ranks of one physical
+/// part (reductions of macroscopic arrays), comm_x(q) the P_x ranks of one velocity part (halo
+/// exchange of distributions).
 struct PhaseSpaceLayout {
     MPI_Comm world = MPI_COMM_NULL;
     int world_rank = 0, world_size = 1;

@@ -1,7 +1,7 @@
 #pragma once
-/// MPI error checking (style.md b3). The solver's communicators carry MPI_ERRORS_RETURN, so MPI
-/// calls return their error code; UGKS_MPI_CHECK turns a failure into "[rank r] file:line: MPI call
-/// ... failed: <MPI_Error_string>" and MPI_Abort (an internal error, not an input error).
+/// MPI error checking (docs/style.md b3). The solver's communicators carry MPI_ERRORS_RETURN, so
+/// MPI calls return their error code; UGKS_MPI_CHECK turns a failure into "[rank r] file:line: MPI
+/// call ... failed: <MPI_Error_string>" and MPI_Abort (an internal error, not an input error).
 #include <mpi.h>
 
 #include "ugks/core/error.hpp"

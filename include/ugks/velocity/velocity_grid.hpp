@@ -9,7 +9,7 @@ namespace ugks {
 class Config;
 
 /// Discrete velocity set: points u_k (D components used, others 0) and quadrature weights w_k such
-/// that sum_k w_k phi(u_k) ~ integral phi(u) du over R^D (ugks-formulation.md section 3). Host
+/// that sum_k w_k phi(u_k) ~ integral phi(u) du over R^D (docs/formulation.md section 3). Host
 /// memory, owned by value. Velocities are in the solver's units (sqrt(2 R T_ref)); w_k has units of
 /// velocity^D.
 struct VelocityGrid {
@@ -117,7 +117,7 @@ VelocityGrid read_velocity_file(const std::string& path, int dim);
 /// and centre coordinates symmetric about 0 gets an exactly antisymmetric node set (mirror pairs).
 ///
 /// The shape of s is fixed and h0 only scales it, so a larger target refines every cell alike and
-/// the quadrature error of smooth integrands falls as h0^2 (ugks-formulation.md section 3.3).
+/// the quadrature error of smooth integrands falls as h0^2 (docs/formulation.md section 3.3).
 /// Example, the sphere case ([-10.6, 14.5] x [-10.6, 10.6]^2, centres (3.9, 0, 0) and 0, width 2,
 /// growth 0.25, 18,800 points, h0 = 0.55): density of the free-stream Maxwellian (T = 1) to 4e-4,
 /// of the stagnation one (T = 7) to 5e-3. Choose width >= 2 sqrt(T_inf) so that the free-stream

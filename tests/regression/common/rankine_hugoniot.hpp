@@ -1,6 +1,6 @@
 #pragma once
 /// Rankine-Hugoniot relations of a stationary normal shock in the solver's sqrt(2 R T_ref) units
-/// (ugks-formulation.md section 1.2): p = rho T / 2, sound speed c = sqrt(gamma T / 2),
+/// (docs/formulation.md section 1.2): p = rho T / 2, sound speed c = sqrt(gamma T / 2),
 /// rho E = rho U^2 / 2 + p / (gamma - 1) (= rho U^2 / 2 + N p / 2 with gamma = (N + 2) / N).
 /// Header-only helper of the regression tests.
 #include <array>

@@ -3,7 +3,7 @@
 // ugks_test_regression_helpers).
 //
 // Tolerances. The solver is compared with the discrete-velocity form of the closed form (same
-// 12-point grid, discrete wall densities as decision U7), whose distance to the continuous closed
+// 12-point grid, discrete wall densities of decision U7), whose distance to the continuous closed
 // form is < 3e-5 (FreeMolecularPlates.DiscreteFormInvariantsAndConvergence). In the collisionless
 // steady state every cell holds the same h, so the spatial discretization adds nothing; what
 // remains is

@@ -1,4 +1,5 @@
-// Device-layer tests written once for both backends (style.md b4): compiled as CUDA in cuda builds.
+// Device-layer tests written once for both backends (docs/style.md b4): compiled as CUDA in cuda
+// builds.
 #include <gtest/gtest.h>
 
 #include <vector>

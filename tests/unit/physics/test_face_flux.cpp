@@ -1,4 +1,4 @@
-// face_equilibrium and micro_flux (ugks-formulation.md sections 5.2-5.10, decisions U1-U4) against
+// face_equilibrium and micro_flux (docs/formulation.md sections 5.2-5.10, decisions U1-U4) against
 // an independent brute-force evaluation: every moment by quadrature at global-frame velocities.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Dimensional gas data, the reference state and the SI -> nondimensional conversion of case inputs
-// (ugks-formulation.md section 1; docs/usage.md "Dimensional input").
+// (docs/formulation.md section 1; docs/usage.md "Dimensional input").
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Maxwellian moments, state conversions, micro-slope solve, Shakhov terms and the raw-moment heat
-// flux (ugks-formulation.md sections 2, 5.4, 5.8, 10) against brute-force quadrature.
+// flux (docs/formulation.md sections 2, 5.4, 5.8, 10) against brute-force quadrature.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// q1..q5 (ugks-formulation.md section 5.6) against high-order quadrature of their integral
+// q1..q5 (docs/formulation.md section 5.6) against high-order quadrature of their integral
 // definitions, their limits, and the switch between the series and the closed forms.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// 1D rules and tensor grids: exactness, Maxwellian moments (ugks-formulation.md
+// 1D rules and tensor grids: exactness, Maxwellian moments (docs/formulation.md
 // sections 2.3, 3.1-3.2).
 #include <gtest/gtest.h>
 
