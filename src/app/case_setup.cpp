@@ -11,6 +11,7 @@
 
 #include "ugks/core/error.hpp"
 #include "ugks/io/config.hpp"
+#include "ugks/physics/kinetic.hpp"
 
 namespace ugks {
 
@@ -228,9 +229,11 @@ MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, inde
     const double nc = static_cast<double>(cells), no = static_cast<double>(owned),
                  nf = static_cast<double>(faces), nv = static_cast<double>(vels);
     m.distributions = 8.0 * nc * nv * nd;
-    // W, W^{n+1}, q, tau, gradients of W (5 x dim), per-face precomputed state (~40 doubles),
-    // accumulators
-    m.macroscopic = 8.0 * (nc * (5 + 5 + 3 + 1 + 5.0 * dim + 17) + nf * (40 + 5));
+    // W, W^{n+1}, q, tau, gradients of W (5 x dim), the primitive state and equilibrium
+    // constants, moments; per face the interface coefficients (FaceCoeffs) and accumulators
+    const double prim = sizeof(phys::Prim) / 8.0, eq = sizeof(phys::EqConst) / 8.0;
+    const double face = sizeof(phys::FaceCoeffs) / 8.0;
+    m.macroscopic = 8.0 * (nc * (5 + 5 + 3 + 1 + 5.0 * dim + prim + eq + 17) + nf * (face + 5));
     // one block: gradients (dim per velocity), face flux cache, halo buffers ~ f and grad f of the
     // block
     m.block_working_set = 8.0 * B * nd * (nc * dim + nf) * 2.0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "ugks/solver/kernels/implicit.hpp"
+
 namespace ugks::implicit {
 
 std::vector<index_t> greedy_colour_order(const Mesh& mesh, index_t no,
@@ -33,27 +35,14 @@ std::vector<index_t> greedy_colour_order(const Mesh& mesh, index_t no,
 
 namespace {
 
-/// (1/(2 V_i)) sum_{f, j < no} S_f (dF_j.n - r_f dW_j) of owned cell i.
+/// (1/(2 V_i)) sum_{f, j < no} S_f (dF_j.n - r_f dW_j) of owned cell i (kern::macro_offdiag).
 inline void macro_offdiag(const Mesh& mesh, index_t no, const double* W, const double* rf,
-                          const double* dW, double gamma, index_t i, double off[5]) {
-    for (int e = 0; e < 5; ++e) off[e] = 0.0;
-    for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
-        const index_t f = mesh.cell_faces[k];
-        const bool own = mesh.face_owner[f] == i;
-        const index_t j = own ? mesh.face_neighbour[f] : mesh.face_owner[f];
-        if (j < 0 || j >= no) continue;
-        const double sg = own ? 1.0 : -1.0;
-        const double n[3] = {sg * mesh.face_normal[f][0], sg * mesh.face_normal[f][1],
-                             sg * mesh.face_normal[f][2]};
-        double Wt[5], F0[5], F1[5];
-        for (int e = 0; e < 5; ++e) Wt[e] = W[5 * j + e] + dW[5 * j + e];
-        euler_flux_n(&W[5 * j], n, gamma, F0);
-        euler_flux_n(Wt, n, gamma, F1);
-        const double S = mesh.face_area[f];
-        for (int e = 0; e < 5; ++e) off[e] += S * (F1[e] - F0[e] - rf[f] * dW[5 * j + e]);
-    }
-    const double h = 0.5 / mesh.cell_volume[i];
-    for (int e = 0; e < 5; ++e) off[e] *= h;
+                          const double* dW, double gamma, index_t i, double (&off)[5]) {
+    static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 arrays are read as [n][3] doubles");
+    kern::macro_offdiag(i, no, mesh.cell_face_offsets.data(), mesh.cell_faces.data(),
+                        mesh.face_owner.data(), mesh.face_neighbour.data(),
+                        mesh.face_normal.data()->data(), mesh.face_area.data(),
+                        mesh.cell_volume[i], W, rf, dW, gamma, off);
 }
 
 }  // namespace
@@ -84,13 +73,12 @@ void macro_system_residual(const Mesh& mesh, index_t no, const double* W, const 
 
 namespace {
 
-/// Diagonal (a) and upstream sum (acc = -(1/V) sum S (u.n)^- x_j) of owned cell i, per velocity.
+/// Diagonal (a) and upstream sum (acc = -sum S (u.n)^- x_j) of owned cell i, per velocity
+/// (kern::micro_row_face; not yet divided by the volume).
 inline void micro_row(const Mesh& mesh, index_t no, int B, const double* ux, const double* uy,
                       const double* uz, const double* x, const double* xb, index_t i, double* a,
                       double* acc, double* accb) {
-    for (int v = 0; v < B; ++v) a[v] = acc[v] = 0.0;
-    if (xb)
-        for (int v = 0; v < B; ++v) accb[v] = 0.0;
+    for (int v = 0; v < B; ++v) a[v] = acc[v] = accb[v] = 0.0;
     for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
         const index_t f = mesh.cell_faces[k];
         const bool own = mesh.face_owner[f] == i;
@@ -104,21 +92,10 @@ inline void micro_row(const Mesh& mesh, index_t no, int B, const double* ux, con
         const double* xbj = coupled && xb ? xb + static_cast<std::size_t>(j) * B : nullptr;
         for (int v = 0; v < B; ++v) {
             const double un = ux[v] * n0 + uy[v] * n1 + uz[v] * n2;
-            if (un > 0) {
-                a[v] += S * un;
-            } else if (coupled) {
-                acc[v] -= S * un * xj[v];
-                if (xbj) accb[v] -= S * un * xbj[v];
-            }
+            kern::micro_row_face<true>(S, un, coupled, coupled ? xj[v] : 0.0,
+                                       xbj ? xbj[v] : 0.0, a[v], acc[v], accb[v]);
         }
     }
-    const double invV = 1.0 / mesh.cell_volume[i];
-    for (int v = 0; v < B; ++v) {
-        a[v] *= invV;
-        acc[v] *= invV;
-    }
-    if (xb)
-        for (int v = 0; v < B; ++v) accb[v] *= invV;
 }
 
 }  // namespace
@@ -130,10 +107,11 @@ void micro_sgs(const Mesh& mesh, index_t no, int B, const double* ux, const doub
     auto relax = [&](index_t i) {
         micro_row(mesh, no, B, ux, uy, uz, x, xb, i, a.data(), acc.data(), accb.data());
         const std::size_t o = static_cast<std::size_t>(i) * B;
+        const double invV = 1.0 / mesh.cell_volume[i];
         for (int v = 0; v < B; ++v) {
-            const double inv = 1.0 / (a0[i] + a[v]);
-            x[o + v] = (rhs[o + v] + acc[v]) * inv;
-            if (xb) xb[o + v] = (rhs_b[o + v] + accb[v]) * inv;
+            const double inv = kern::micro_row_inverse(a0[i], a[v], invV);
+            x[o + v] = (rhs[o + v] + invV * acc[v]) * inv;
+            if (xb) xb[o + v] = (rhs_b[o + v] + invV * accb[v]) * inv;
         }
     };
     for (int p = 0; p < pairs; ++p) {
@@ -144,11 +122,12 @@ void micro_sgs(const Mesh& mesh, index_t no, int B, const double* ux, const doub
 
 void micro_apply(const Mesh& mesh, index_t no, int B, const double* ux, const double* uy,
                  const double* uz, const double* a0, const double* x, double* y) {
-    std::vector<double> a(B), acc(B);
+    std::vector<double> a(B), acc(B), accb(B);
     for (index_t i = 0; i < no; ++i) {
-        micro_row(mesh, no, B, ux, uy, uz, x, nullptr, i, a.data(), acc.data(), nullptr);
+        micro_row(mesh, no, B, ux, uy, uz, x, nullptr, i, a.data(), acc.data(), accb.data());
         const std::size_t o = static_cast<std::size_t>(i) * B;
-        for (int v = 0; v < B; ++v) y[o + v] = (a0[i] + a[v]) * x[o + v] - acc[v];
+        const double invV = 1.0 / mesh.cell_volume[i];
+        for (int v = 0; v < B; ++v) y[o + v] = (a0[i] + invV * a[v]) * x[o + v] - invV * acc[v];
     }
 }
 

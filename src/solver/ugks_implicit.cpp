@@ -10,6 +10,7 @@
 #include "cpu_kernels.hpp"
 #include "ugks/core/timer.hpp"
 #include "ugks/solver/implicit_ops.hpp"
+#include "ugks/solver/kernels/implicit.hpp"
 #include "ugks/solver/kernels/time_step.hpp"
 #include "ugks/solver/kernels/update.hpp"
 #include "ugks/solver/ugks_solver.hpp"
@@ -51,14 +52,10 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
                                       m_gas.N, m_gas.Pr);
     }
     std::vector<double> diag(m_no);
-    for (index_t i = 0; i < m_no; ++i) {
-        double sum = 0.0;
-        for (index_t k = m_mesh.cell_face_offsets[i]; k < m_mesh.cell_face_offsets[i + 1]; ++k) {
-            const index_t f = m_mesh.cell_faces[k];
-            sum += m_mesh.face_area[f] * rf[f];
-        }
-        diag[i] = 1.0 / implicit_dtau(i) + 0.5 * sum / m_mesh.cell_volume[i];
-    }
+    for (index_t i = 0; i < m_no; ++i)
+        diag[i] = kern::macro_diag(i, m_mesh.cell_face_offsets.data(), m_mesh.cell_faces.data(),
+                                   m_mesh.face_area.data(), rf.data(), m_mesh.cell_volume[i],
+                                   implicit_dtau(i));
     dW.assign(5 * static_cast<std::size_t>(m_nc), 0.0);  // ghosts stay zero
     if (m_setup.time.macro_sweeps == 0) {                // point-implicit only
         for (index_t i = 0; i < m_no; ++i)

@@ -18,6 +18,7 @@
 #include "ugks/core/timer.hpp"
 #include "ugks/solver/implicit_ops.hpp"
 #include "ugks/solver/raw_moments.hpp"
+#include "ugks/solver/step_common.hpp"
 
 namespace ugks {
 namespace {
@@ -549,54 +550,27 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         }
         mom_scale += kern::momentum_scale(&m_W[5 * i], m_gas.N);
     }
-    // Wall data: P = momentum flux / dt, q_w = energy flux / dt - U_w . P (section 9).
     for (auto& wd : m_wall) {
         const index_t f = wd.local_face;
-        const auto& B = m_setup.boundaries[m_s.face_bc[f]];
-        const double dtw = m_local_dt ? m_dtf[f] : dt;
-        for (int d = 0; d < 3; ++d) wd.P[d] = F[5 * f + 1 + d] / dtw;
-        wd.qw = F[5 * f + 4] / dtw - (B.U[0] * wd.P[0] + B.U[1] * wd.P[1] + B.U[2] * wd.P[2]);
+        wall_data_from_flux(&F[5 * f], m_local_dt ? m_dtf[f] : dt,
+                            m_setup.boundaries[m_s.face_bc[f]].U, wd);
     }
-    // Residuals (as the UGKS codes): sqrt(N sum (dW/dt)^2) / sum |W|; momentum as a vector,
-    // normalised by sum rho (|U| + sqrt(T)) so that a gas at rest does not divide by zero.
-    double glob[11] = {res[0],  res[1] + res[2] + res[3],  res[4], absW[0], mom_scale,
-                       absW[4], static_cast<double>(m_no), 0,      0,       0,
-                       0};
-    MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
-    for (int k = 0; k < 3; ++k)
-        r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);
-
+    const double parts[7] = {res[0],  res[1] + res[2] + res[3], res[4],
+                             absW[0], mom_scale,                absW[4],
+                             static_cast<double>(m_no)};
+    residual_norms(m_layout, parts, r);
     // Failure check: non-finite W or non-positive density / temperature.
-    struct {
-        int bad;
-        int rank;
-    } mine{0, m_layout.world_rank}, worst{};
-    std::string msg;
-    for (index_t i = 0; i < m_no && !mine.bad; ++i) {
-        if (!kern::cell_state_ok(&m_W[5 * i], m_gas.N)) {
-            const phys::Prim p = phys::cons_to_prim(&m_W[5 * i], m_gas.N);
-            mine.bad = 1;
-            const auto& x = m_mesh.cell_centroid[i];
-            msg = fmt::format(
-                "step {}: cell {} at ({:.6g}, {:.6g}, {:.6g}) has rho = {:.6g}, T = {:.6g}",
-                m_step + 1, m_local.global_cell[i], x[0], x[1], x[2], p.rho, 1.0 / p.lambda);
-        }
-    }
-    int flag = mine.bad;
-    MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, m_layout.world);
-    if (flag) {
-        int first = mine.bad ? m_layout.world_rank : m_layout.world_size;
-        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, m_layout.world);
-        int len = static_cast<int>(msg.size());
-        MPI_Bcast(&len, 1, MPI_INT, first, m_layout.world);
-        msg.resize(len);
-        MPI_Bcast(msg.data(), len, MPI_CHAR, first, m_layout.world);
-        r.failed = true;
-        r.failure = msg;
+    index_t bad = -1;
+    for (index_t i = 0; i < m_no && bad < 0; ++i)
+        if (!kern::cell_state_ok(&m_W[5 * i], m_gas.N)) bad = i;
+    const std::string msg =
+        bad < 0 ? std::string()
+                : invalid_cell_message(m_step + 1, m_local.global_cell[bad],
+                                       m_mesh.cell_centroid[bad], &m_W[5 * bad], m_gas.N);
+    if (agree_on_failure(m_layout, bad >= 0, msg, r)) {
         m_W = m_Wold;
         return;
     }
-    (void)worst;
     if (m_local_dt && m_closed) {
         // Closed domain with local steps: sum_i V_i dW_i = -sum_f S_f F_f/dt_f (dt_L - dt_R) is
         // not zero, so the mass drifts during the transient; scale the whole state back to the

@@ -7,7 +7,7 @@
 namespace ugks {
 class Config;
 
-/// Gas model and reference state (ugks-formulation.md section 1). All solver quantities are
+/// Gas model and reference state (docs/formulation.md section 1). All solver quantities are
 /// nondimensional in the sqrt(2 R T_ref) units of section 1.2: rho_ref = 1, T_ref = 1, p_ref = 1/2,
 /// mu = mu_ref * T^omega.
 struct GasModel {

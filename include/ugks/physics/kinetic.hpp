@@ -1,5 +1,5 @@
 #pragma once
-/// Pointwise UGKS physics (ugks-formulation.md sections 1-6 and 10), as small inline
+/// Pointwise UGKS physics (docs/formulation.md sections 1-6 and 10), as small inline
 /// UGKS_HOST_DEVICE functions that the CPU and CUDA backends both call. Units: sqrt(2 R T_ref)
 /// nondimensionalization (section 1.2), lambda = 1/T.
 ///
@@ -132,7 +132,7 @@ UGKS_HOST_DEVICE inline void maxwellian_moments_1d(double U, double lambda, int 
                                                    double* pos, double* neg);
 
 /// Everything an interior (or ghost) face needs before the velocity sweep (single-sweep step,
-/// decisions U1-U4, section 10), in the global frame.
+/// docs/formulation.md, decisions U1-U4, section 10), in the global frame.
 struct FaceInput {
     double WL[5], WR[5];         ///< cell-average W of the owner (L) and neighbour (R)
     double gradWL[5][3];         ///< limited LSQ gradient of W_L: [component][spatial x, y, z]
@@ -149,9 +149,9 @@ struct FaceCoeffs {
                          ///< u.n > 0); zero for j >= D
     Slope A;             ///< time slope (section 5.5, with the L/R split)
     // The rest:
-    Prim p0;  ///< interface equilibrium state (variant B, decision U1)
+    Prim p0;  ///< interface equilibrium state (variant B, docs/formulation.md, decision U1)
     double tau0 = 0;
-    double qf[3] = {0, 0, 0};  ///< face heat flux used in g0+ (decision U2b)
+    double qf[3] = {0, 0, 0};  ///< face heat flux used in g0+ (docs/formulation.md, decision U2b)
     double F[5] = {0, 0, 0, 0, 0};  ///< F_eq + F_+ (analytic, U4): time-integrated, per unit area,
                                     ///< global frame, positive along n
 };

@@ -35,7 +35,7 @@ double vss_viscosity(double mass, double d_ref, double T_ref, double omega, doub
 /// Hard-sphere mean free path 1 / (sqrt(2) pi d^2 n) [m]; d [m], n [1/m^3].
 double hs_mean_free_path(double d, double n);
 
-/// Reference state of the nondimensionalization (ugks-formulation.md section 1.2) and the
+/// Reference state of the nondimensionalization (docs/formulation.md section 1.2) and the
 /// conversion of case-file values to the solver's nondimensional values. A default-constructed
 /// object is the identity (nondimensional input without dimensional data).
 struct ReferenceState {

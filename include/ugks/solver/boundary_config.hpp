@@ -12,7 +12,7 @@ class Config;
 struct Mesh;
 
 /// Boundary condition of one mesh patch (the `boundaries` section: one entry per patch name).
-/// Types (ugks-formulation.md section 8): diffuse_wall (T, U), far_field and inflow (rho, U, T:
+/// Types (docs/formulation.md section 8): diffuse_wall (T, U), far_field and inflow (rho, U, T:
 /// ghost Maxwellian), outflow (zero gradient), symmetry (specular, axis-aligned planes only),
 /// periodic (partner patch).
 struct BoundaryCondition {

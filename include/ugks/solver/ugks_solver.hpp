@@ -37,9 +37,9 @@ struct WallFaceData {
     double qw = 0;    ///< heat flux into the body
 };
 
-/// The UGKS single-sweep step (ugks-formulation.md section 10) on the CPU backend, for one rank of
+/// The UGKS single-sweep step (docs/formulation.md section 10) on the CPU backend, for one rank of
 /// the full phase-space decomposition. Owns h (and b) for the local cells (owned + ghost) and the
-/// local velocity blocks, stored per block as [cell][B_v] (architecture.md section 6), and the
+/// local velocity blocks, stored per block as [cell][B_v] (docs/architecture.md section 6), and the
 /// macroscopic state W (replicated over the velocity communicator).
 class UgksSolver {
 public:

@@ -1,0 +1,31 @@
+#pragma once
+/// Host-side parts of the step that both backends share: the wall data of a face from its flux,
+/// the residual norms, the failure message and the agreement of all ranks on a failure.
+#include <string>
+
+#include "ugks/core/types.hpp"
+#include "ugks/parallel/layout.hpp"
+#include "ugks/solver/ugks_solver.hpp"
+
+namespace ugks {
+
+/// Wall data from the face flux F (5, time-integrated over the face step dtw, per unit area):
+/// P = momentum flux / dt, q_w = energy flux / dt - U_w . P (docs/formulation.md section 9).
+void wall_data_from_flux(const double* F, double dtw, const Vec3& Uw, WallFaceData& wd);
+
+/// Residual norms of a step from the sums over the owned cells (summed here over comm_x):
+/// parts = {sum (drho/dt)^2, sum |d(rho U)/dt|^2, sum (d(rho E)/dt)^2, sum |rho|, sum rho (|U| +
+/// sqrt(T)), sum |rho E|, owned cells}; residual_k = sqrt(n parts_k) / scale_k (the UGKS codes'
+/// norms; momentum as a vector, normalized so that a gas at rest does not divide by zero).
+void residual_norms(const PhaseSpaceLayout& layout, const double parts[7], StepResult& r);
+
+/// The message of a cell whose state the step cannot continue from.
+std::string invalid_cell_message(long step, index_t global_cell, const Vec3& x, const double W[5],
+                                 int N);
+
+/// Collective over the world: true when any rank found an invalid cell (mine_bad); then r.failed
+/// is set and r.failure holds the message of the lowest failing rank, on every rank.
+bool agree_on_failure(const PhaseSpaceLayout& layout, bool mine_bad, std::string msg,
+                      StepResult& r);
+
+}  // namespace ugks

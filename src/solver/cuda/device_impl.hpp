@@ -1,0 +1,163 @@
+#pragma once
+// Private to the CUDA backend of the UGKS step: the state and the phase methods of
+// UgksSolverDevice, defined in ugks_solver_device.cpp (set-up, interface), device_step.cpp (the
+// explicit step) and device_implicit.cpp (the implicit steady iteration).
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "device_ctx.hpp"
+#include "ugks/core/timer.hpp"
+#include "ugks/device/array.hpp"
+#include "ugks/device/cuda/nccl.hpp"
+#include "ugks/device/cuda/stream_timers.hpp"
+#include "ugks/parallel/device_halo.hpp"
+#include "ugks/solver/solver_static.hpp"
+#include "ugks/solver/ugks_solver_device.hpp"
+
+namespace ugks {
+
+using cudastep::BcDev;
+using cudastep::Ctx;
+
+struct UgksSolverDevice::Impl {
+    const CaseSetup& setup;
+    const LocalMesh& local;
+    const Mesh& mesh;
+    const PhaseSpaceLayout& layout;
+    const VelocityBlocks& blocks;
+    SolverStatic S;
+    phys::GasParams gas;
+    Ctx C;
+    int group = 32;  ///< thread-group size of the per-(face|cell, block) kernels
+    std::string last_kernel = "(none)";
+
+    // device arrays (persistent)
+    DeviceArray<index_t> d_owner, d_neigh, d_cf_off, d_cf, d_lsq_off, d_sym_index, d_mirror, d_nbr;
+    DeviceArray<double> d_cf_sarea, d_kd3;
+    DeviceArray<double> d_normal, d_area, d_fcent, d_ccent, d_vol, d_lsq, d_slot_dx, d_dxL, d_dxR;
+    DeviceArray<int> d_kind, d_bc, d_slot_idx;
+    DeviceArray<double> d_u, d_w, d_axis_x;
+    DeviceArray<BcDev> d_bcs;
+    DeviceArray<double> d_W, d_Wold, d_gradW, d_q, d_tau, d_stress, d_h, d_b, d_Facc, d_rho_wall,
+        d_sym_h, d_sym_b, d_cellE, d_faceE, d_mom;
+    DeviceArray<phys::Prim> d_prim;
+    DeviceArray<phys::EqConst> d_cell_eq;
+    DeviceArray<phys::FaceCoeffs> d_fc;
+    DeviceArray<index_t> d_wall_faces, d_sym_faces;
+    DeviceArray<double> d_wall_vals, d_cell_parts, d_bad, d_red;
+    // block working set
+    DeviceArray<double> d_gh, d_gb, d_phi_h, d_phi_b;
+    DeviceArray<double> d_gh2, d_gb2;  ///< second gradient buffer (pipelined gradient halo)
+    // time.mode: steady (docs/steady.md)
+    bool local_dt = false;  ///< per-cell time steps
+    bool closed = false;    ///< no far-field / inflow / outflow face anywhere (mass rescale)
+    DeviceArray<double> d_dtc, d_dtf;  ///< per local cell dt_i, per local face dt_f
+    DeviceArray<double> d_wall_dt;     ///< per wall entry: dt_f (gathered for the wall data)
+    DeviceArray<double> d_mass_parts;  ///< per owned cell: mass before and after the update
+    std::vector<double> wall_dtf;      ///< host copy of d_wall_dt
+    // time.steady_method: implicit (docs/steady.md section 7), always the colored ordering
+    bool implicit = false;
+    DeviceArray<double> d_res_h, d_res_b, d_dh, d_db, d_dW, d_Rm, d_Qm, d_rf, d_diag, d_a0;
+    /// implicit, macro_solver gmres: block pattern (macro_pattern), values, Krylov work vectors
+    DeviceArray<index_t> d_kr_rp, d_kr_col, d_kr_dg;
+    DeviceArray<double> d_kr_val, d_kr_V, d_kr_r, d_kr_w, d_kr_z, d_kr_part;
+    std::vector<double> h_kr_part;
+    DeviceArray<index_t> d_color_cells;  ///< owned cells sorted by colour (local order inside)
+    std::vector<index_t> color_off;      ///< colour c: entries color_off[c] .. color_off[c+1]
+
+    DeviceHalo halo_f, halo_g;
+    HaloMode halo_mode = HaloMode::staged;
+    /// __launch_bounds__ variant of the monatomic 3D k_flux (1, 3, 4; UGKS_FLUX_MINB overrides):
+    /// 4 = at most 64 registers, 1.36x faster steps on the 80^3 x 21^3 cavity (docs/performance.md)
+    int flux_minb = 4;
+    int flux_fpg =
+        8;  ///< faces per thread group of the flux kernel (1: k_flux, one face per group)
+    device::EventTimers et;
+    device::NcclComm nccl_x, nccl_v;  ///< nccl: over comm_x (halos), comm_v (sums)
+    cudaStream_t compute = nullptr, comm = nullptr;
+    cudaEvent_t ev_state = nullptr, ev_f = nullptr, ev_g = nullptr, ev_gh = nullptr;
+
+    std::vector<WallFaceData> wall;
+    std::vector<index_t> wall_faces_host;
+    std::vector<double> rho_wall_w;  ///< per wall entry (diffuse walls; kept when den = 0)
+    long step_no = 0;
+    double time = 0;
+    std::size_t bytes_persistent = 0, bytes_work = 0;
+
+    Impl(const CaseSetup& s, const LocalMesh& l, const PhaseSpaceLayout& lay,
+         const VelocityGrid& grid, const VelocityBlocks& blk)
+        : setup(s),
+          local(l),
+          mesh(l.mesh),
+          layout(lay),
+          blocks(blk),
+          S(make_solver_static(s, l, lay, grid, blk)) {}
+
+    ~Impl() {
+        if (compute) cudaStreamDestroy(compute);
+        if (comm) cudaStreamDestroy(comm);
+        for (cudaEvent_t e : {ev_state, ev_f, ev_g, ev_gh})
+            if (e) cudaEventDestroy(e);
+    }
+
+    template <class T>
+    DeviceArray<T> upload(const std::string& label, const std::vector<T>& v) {
+        DeviceArray<T> a(label, static_cast<index_t>(v.size()));
+        a.copy_from(v);
+        return a;
+    }
+    static std::vector<double> flat(const std::vector<Vec3>& v) {
+        std::vector<double> out(3 * v.size());
+        for (std::size_t i = 0; i < v.size(); ++i)
+            for (int d = 0; d < 3; ++d) out[3 * i + d] = v[i][d];
+        return out;
+    }
+    template <class T>
+    DeviceArray<T> alloc(const std::string& label, index_t n) {
+        DeviceArray<T> a(label, n);
+        if (n > 0) UGKS_CUDA_CHECK(cudaMemset(a.data(), 0, sizeof(T) * n));
+        return a;
+    }
+
+    void launched(const char* name) { device::check_launch(name, last_kernel); }
+    void sync(cudaStream_t st, const char* what) {
+        ScopedTimer t("device_wait");
+        const cudaError_t e = cudaStreamSynchronize(st);
+        if (e != cudaSuccess) device::fault(e, what, last_kernel);
+    }
+
+    void setup_all();
+    void compute_prims();
+    double compute_dt();
+    /// Steady mode: dt_i (owned, then halo), dt_f = min of the face's cells' steps; returns the
+    /// global minimum of dt_i (UgksSolver::compute_local_dt).
+    double compute_local_dt();
+    /// Steady mode, closed domain: W, q and f* of the owned cells (W only: whole_state false)
+    /// scaled back to the mass before the macroscopic update (docs/steady.md section 2).
+    void mass_rescale(bool whole_state = true);
+    /// Implicit: the greedy colouring of UgksSolver::implicit_ordering (host, once).
+    void implicit_coloring();
+    /// Implicit: the macroscopic prediction dW (UgksSolver::implicit_macro), W* = W^n + dW and
+    /// the residual parts into d_cell_parts / d_bad.
+    void implicit_macro();
+    /// Implicit, macro_solver gmres: the macroscopic prediction by GMRES on the device.
+    void implicit_macro_gmres();
+    /// Implicit: the microscopic update and the moment-consistency correction
+    /// (UgksSolver::implicit_micro).
+    void implicit_micro();
+    void gradients_W();
+    void face_precompute(double dt);
+    void wall_densities();
+    void sweep(double dt);
+    void macro_update(double dt, StepResult& r);
+    void stage2_and_moments(double dt);
+    /// h, b = the Shakhov equilibria of the initial state (zero heat flux), every local cell.
+    void init_distributions();
+    void allreduce_v(DeviceArray<double>& a, index_t n);
+    void macro_halo(double* a, int width);
+};
+
+}  // namespace ugks

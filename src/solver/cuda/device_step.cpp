@@ -1,0 +1,440 @@
+// The explicit UGKS step on the CUDA backend (UgksSolverDevice::Impl): macroscopic phase (prims,
+// time step, gradients, face equilibria, wall densities), the velocity-block sweep on two streams
+// with the halos of block m+1 overlapped with block m's kernels, the macroscopic update, stage 2
+// and the moments. The kernels are in step_kernels.hpp.
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "device_impl.hpp"
+#include "step_kernels.hpp"
+#include "ugks/core/error.hpp"
+#include "ugks/device/cuda_check.hpp"
+#include "ugks/solver/step_common.hpp"
+#include "util_kernels.hpp"
+
+namespace ugks {
+
+using namespace cudastep;
+
+void UgksSolverDevice::Impl::compute_prims() {
+    UGKS_TIMED_LAUNCH((*this), "k_prims", compute,
+                      k_prims<<<grid_for(S.nc), kThreads, 0, compute>>>(C));
+    if (S.tensor && S.no > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_cell_tables", compute,
+                          k_cell_tables<<<grid_for(S.no * S.ntab), kThreads, 0, compute>>>(C));
+    }
+}
+
+double UgksSolverDevice::Impl::compute_dt() {
+    double ratio = HUGE_VAL;
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_dt_ratio", compute,
+                          k_dt_ratio<<<grid_for(S.no), kThreads, 0, compute>>>(C, d_bad.data()));
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_reduce_cols", compute,
+            k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data()));
+        UGKS_CUDA_CHECK(
+            cudaMemcpyAsync(&ratio, d_red.data(), sizeof(double), cudaMemcpyDeviceToHost, compute));
+        sync(compute, "time step");
+    }
+    double dt = setup.numerics.cfl * ratio;
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MIN, layout.world);
+    }
+    if (setup.time.end_time > 0) dt = std::min(dt, setup.time.end_time - time);
+    return dt;
+}
+
+double UgksSolverDevice::Impl::compute_local_dt() {
+    double dtmin = HUGE_VAL;
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_local_dt", compute,
+            k_local_dt<<<grid_for(S.no), kThreads, 0, compute>>>(C, setup.numerics.cfl));
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_reduce_cols", compute,
+            k_reduce_cols<<<1, kThreads, 0, compute>>>(d_dtc.data(), S.no, 1, 1, d_red.data()));
+        UGKS_CUDA_CHECK(
+            cudaMemcpyAsync(&dtmin, d_red.data(), sizeof(double), cudaMemcpyDeviceToHost, compute));
+    }
+    macro_halo(d_dtc.data(), 1);  // both ranks of a face see the same two steps
+    if (S.nf > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_face_dt", compute,
+                          k_face_dt<<<grid_for(S.nf), kThreads, 0, compute>>>(C));
+    }
+    sync(compute, "local time steps");
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, &dtmin, 1, MPI_DOUBLE, MPI_MIN, layout.world);
+    }
+    return dtmin;
+}
+
+void UgksSolverDevice::Impl::mass_rescale(bool whole_state) {
+    // sum_i V_i dW_i = -sum_f S_f F_f/dt_f (dt_L - dt_R) is not zero with local steps: scale the
+    // state back to the mass before this update (no stored reference: a restart continues
+    // bit-for-bit). At a fixed point alpha is exactly 1.
+    double m[2] = {0.0, 0.0};
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_mass_parts", compute,
+                          k_mass_parts<<<grid_for(S.no), kThreads, 0, compute>>>(
+                              C, d_Wold.data(), d_mass_parts.data()));
+        UGKS_TIMED_LAUNCH((*this), "k_reduce_cols", compute,
+                          k_reduce_cols<<<1, kThreads, 0, compute>>>(d_mass_parts.data(), S.no, 2,
+                                                                     0, d_red.data() + 10));
+        UGKS_CUDA_CHECK(
+            cudaMemcpyAsync(m, d_red.data() + 10, sizeof(m), cudaMemcpyDeviceToHost, compute));
+        sync(compute, "total mass");
+    }
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_SUM, layout.comm_x);
+        // every velocity rank must scale by the same bits (W is replicated over comm_v)
+        MPI_Bcast(m, 2, MPI_DOUBLE, 0, layout.comm_v);
+    }
+    const double alpha = m[0] / m[1];
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_scale_macro", compute,
+            k_scale_macro<<<grid_for(S.no), kThreads, 0, compute>>>(C, alpha, whole_state));
+    }
+    if (whole_state && S.no * S.ns > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_scale_dist", compute,
+                          k_scale_dist<<<grid_for(S.no * S.ns), kThreads, 0, compute>>>(C, alpha));
+    }
+}
+
+void UgksSolverDevice::Impl::gradients_W() {
+    UGKS_CUDA_CHECK(cudaMemsetAsync(d_gradW.data(), 0, sizeof(double) * 15 * S.nc, compute));
+    if (setup.numerics.order < 2) return;
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_grad_W", compute,
+                          k_grad_W<<<grid_for(S.no), kThreads, 0, compute>>>(C));
+    }
+    macro_halo(d_gradW.data(), 15);
+}
+
+void UgksSolverDevice::Impl::face_precompute(double dt) {
+    if (S.nf == 0) return;
+    UGKS_TIMED_LAUNCH((*this), "k_face_pre", compute,
+                      k_face_pre<<<grid_for(S.nf, 128), 128, 0, compute>>>(C, dt));
+}
+
+void UgksSolverDevice::Impl::wall_densities() {
+    const index_t nw = static_cast<index_t>(wall.size());
+    if (S.nsym > 0 && S.ns > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_sym_copy", compute,
+                          k_sym_copy<<<grid_for(S.nsym * S.ns), kThreads, 0, compute>>>(
+                              C, d_sym_faces.data(), S.nsym));
+    }
+    std::vector<double> sums(2 * nw, 0.0);
+    if (nw > 0) {
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_wall_sums", compute,
+            k_wall_sums<<<static_cast<unsigned>(nw), group, 2 * group * sizeof(double), compute>>>(
+                C, d_wall_faces.data(), nw, d_wall_vals.data()));
+        if (nccl_v)  // the same wall faces on every rank of comm_v
+            nccl_v.allreduce_sum(d_wall_vals.data(), static_cast<std::size_t>(2 * nw), compute);
+        UGKS_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d_wall_vals.data(), sizeof(double) * 2 * nw,
+                                        cudaMemcpyDeviceToHost, compute));
+        sync(compute, "wall sums");
+    }
+    if (!nccl_v) {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM,
+                      layout.comm_v);
+    }
+    if (nw == 0) return;
+    for (index_t iw = 0; iw < nw; ++iw)
+        if (sums[2 * iw + 1] > 0) rho_wall_w[iw] = sums[2 * iw] / sums[2 * iw + 1];
+    UGKS_CUDA_CHECK(cudaMemcpyAsync(d_wall_vals.data(), rho_wall_w.data(), sizeof(double) * nw,
+                                    cudaMemcpyHostToDevice, compute));
+    UGKS_TIMED_LAUNCH((*this), "k_scatter", compute,
+                      k_scatter<<<grid_for(nw), kThreads, 0, compute>>>(
+                          d_wall_faces.data(), d_wall_vals.data(), nw, d_rho_wall.data()));
+    sync(compute, "wall densities");  // rho_wall_w is pageable host memory read by the copy
+}
+
+void UgksSolverDevice::Impl::sweep(double dt) {
+    const int B = S.B;
+    const bool second = setup.numerics.order >= 2;
+    const bool halo = halo_f.active();
+    const index_t blk = static_cast<index_t>(S.nc) * B;
+    UGKS_CUDA_CHECK(cudaMemsetAsync(d_Facc.data(), 0, sizeof(double) * 5 * S.nf, compute));
+    double* h = d_h.data();
+    double* b = S.store_b ? d_b.data() : nullptr;
+    auto hb = [&](int m, double*& hm, double*& bm) {
+        hm = h + m * blk;
+        bm = b ? b + m * blk : nullptr;
+    };
+    // Gradient buffer of block m: two when the gradient halo is pipelined (below), else one.
+    const bool pipelined = second && halo && d_gh2.size() > 0;
+    auto ctx_for = [&](int m) {
+        Ctx c = C;
+        if (pipelined && (m & 1)) {
+            c.gh = d_gh2.data();
+            c.gb = d_gb2.data();
+        }
+        return c;
+    };
+    auto launch_grad = [&](int m) {
+        if (!second || S.no <= 0) return;
+        const Ctx Cm = ctx_for(m);
+        dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+            UGKS_TIMED_LAUNCH((*this), "k_grad_block", compute,
+                              k_grad_block<decltype(hb_)::value>
+                              <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m));
+            (void)d;
+        });
+    };
+    auto halo_g_call = [&](int m, bool start) {
+        const Ctx Cm = ctx_for(m);
+        if (start)
+            halo_g.start(comm, Cm.gh, S.store_b ? Cm.gb : nullptr, 3 * B, last_kernel);
+        else
+            halo_g.finish(comm, Cm.gh, S.store_b ? Cm.gb : nullptr, 3 * B, last_kernel);
+    };
+    auto launch_flux_stage1 = [&](int m) {
+        const Ctx Cm = ctx_for(m);
+        if (S.nf > 0) {
+            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+                constexpr int D = decltype(d)::value;
+                constexpr bool HB = decltype(hb_)::value;
+                const unsigned nfu = static_cast<unsigned>(S.nf);
+                if (flux_fpg > 1 && B <= group) {
+                    // several faces per thread group (k_flux_mf; UGKS_FLUX_FPG=1: k_flux)
+                    auto nb = [&](int fpg) {
+                        return static_cast<unsigned>((S.nf + fpg - 1) / fpg);
+                    };
+                    if constexpr (D == 3 && !HB) {
+                        if (flux_minb == 4) {
+                            if (flux_fpg == 2)
+                                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                                  k_flux_mf<D, HB, 4, 2>
+                                                  <<<nb(2), group, 0, compute>>>(Cm, m, dt));
+                            else if (flux_fpg == 8)
+                                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                                  k_flux_mf<D, HB, 4, 8>
+                                                  <<<nb(8), group, 0, compute>>>(Cm, m, dt));
+                            else if (flux_fpg == 16)
+                                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                                  k_flux_mf<D, HB, 4, 16>
+                                                  <<<nb(16), group, 0, compute>>>(Cm, m, dt));
+                            else
+                                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                                  k_flux_mf<D, HB, 4, 4>
+                                                  <<<nb(4), group, 0, compute>>>(Cm, m, dt));
+                            return;
+                        }
+                    }
+                    UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                      k_flux_mf<D, HB, 1, 4>
+                                      <<<nb(4), group, 0, compute>>>(Cm, m, dt));
+                    return;
+                }
+                if constexpr (D == 3 && !HB) {
+                    if (flux_minb == 3) {
+                        UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                          k_flux<D, HB, 3><<<nfu, group, 0, compute>>>(Cm, m, dt));
+                        return;
+                    }
+                    if (flux_minb == 4) {
+                        UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                          k_flux<D, HB, 4><<<nfu, group, 0, compute>>>(Cm, m, dt));
+                        return;
+                    }
+                }
+                UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
+                                  k_flux<D, HB><<<nfu, group, 0, compute>>>(Cm, m, dt));
+            });
+        }
+        if (S.no > 0 && implicit) {
+            // implicit: keep the flux residual rate for implicit_micro (no stage 1)
+            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+                UGKS_TIMED_LAUNCH((*this), "k_imp_res", compute,
+                                  k_imp_res<decltype(hb_)::value>
+                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m));
+                (void)d;
+            });
+        } else if (S.no > 0) {
+            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+                UGKS_TIMED_LAUNCH((*this), "k_stage1", compute,
+                                  k_stage1<decltype(d)::value, decltype(hb_)::value>
+                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, dt));
+            });
+        }
+    };
+    // halo_f of block m: packed (start) behind earlier work of the communication stream; finish:
+    // MPI / NCCL, unpack, and the compute stream waits for it.
+    auto finish_f = [&](int m) {
+        double *hm, *bm;
+        hb(m, hm, bm);
+        halo_f.finish(comm, hm, bm, B, last_kernel);
+        UGKS_CUDA_CHECK(cudaEventRecord(ev_f, comm));
+        UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_f, 0));
+    };
+    auto start_f = [&](int m) {
+        double *hm, *bm;
+        hb(m, hm, bm);
+        halo_f.start(comm, hm, bm, B, last_kernel);
+    };
+    if (halo && S.nblk > 0) {
+        // The distributions of every block are final (stage 2 of the last step): block 0's halo
+        // may start on the communication stream at once.
+        UGKS_CUDA_CHECK(cudaEventRecord(ev_state, compute));
+        UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_state, 0));
+        start_f(0);
+    }
+    if (pipelined) {
+        // Second order with halos (docs/performance.md): the gradients of block m+1 are computed
+        // before the fluxes of block m, into the other of two gradient buffers, so the gradient
+        // halo of block m+1 (pack, exchange, unpack on the communication stream) runs during
+        // flux(m) + stage 1(m) + gradient(m+2), and the distribution halo of block m+2 during
+        // the same kernels. Compute stream: grad(0) | grad(1) flux(0) s1(0) | grad(2) flux(1) ...
+        // Only one exchange per halo object is outstanding at a time (start after finish).
+        if (S.nblk > 0) {
+            finish_f(0);
+            launch_grad(0);
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_g, compute));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_g, 0));
+            halo_g_call(0, true);
+            if (S.nblk > 1) start_f(1);
+        }
+        for (int m = 0; m < S.nblk; ++m) {
+            device::NvtxRange block_range("velocity block");
+            if (m + 1 < S.nblk) {
+                finish_f(m + 1);
+                launch_grad(m + 1);
+                UGKS_CUDA_CHECK(cudaEventRecord(ev_g, compute));
+            }
+            halo_g_call(m, false);
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_gh, comm));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_gh, 0));
+            launch_flux_stage1(m);
+            if (m + 1 < S.nblk) {
+                UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_g, 0));
+                halo_g_call(m + 1, true);
+                if (m + 2 < S.nblk) start_f(m + 2);
+            }
+            // The host returns to the next block's halos (MPI) while these kernels run.
+        }
+        allreduce_v(d_Facc, 5 * S.nf);
+        return;
+    }
+    for (int m = 0; m < S.nblk; ++m) {
+        device::NvtxRange block_range("velocity block");
+        if (halo) {
+            // Block m's halo (packed during block m-1's kernels): MPI, then H2D + unpack on the
+            // communication stream; the compute stream waits only for the unpack.
+            finish_f(m);
+        }
+        launch_grad(m);
+        if (second && halo) {
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_g, compute));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(comm, ev_g, 0));
+            halo_g_call(m, true);
+        }
+        if (halo && m + 1 < S.nblk) start_f(m + 1);  // queued behind the gradient pack
+        if (second && halo) {
+            halo_g_call(m, false);
+            UGKS_CUDA_CHECK(cudaEventRecord(ev_gh, comm));
+            UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_gh, 0));
+        }
+        launch_flux_stage1(m);
+        // The host now returns to the next block's halo (MPI) while these kernels run.
+    }
+    allreduce_v(d_Facc, 5 * S.nf);
+}
+
+void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
+    UGKS_CUDA_CHECK(cudaMemcpyAsync(d_Wold.data(), d_W.data(), sizeof(double) * 5 * S.nc,
+                                    cudaMemcpyDeviceToDevice, compute));
+    double red[9] = {0, 0, 0, 0, 0, 0, 0, 0, static_cast<double>(S.no)};
+    const index_t nw = static_cast<index_t>(wall.size());
+    std::vector<double> wallF(5 * nw, 0.0);
+    if (S.no > 0 && implicit) implicit_macro();
+    if (S.no > 0) {
+        if (!implicit)
+            UGKS_TIMED_LAUNCH((*this), "k_macro", compute,
+                              k_macro<<<grid_for(S.no), kThreads, 0, compute>>>(
+                                  C, dt, d_cell_parts.data(), d_bad.data()));
+        UGKS_TIMED_LAUNCH((*this), "k_reduce_cols", compute,
+                          k_reduce_cols<<<1, kThreads, 0, compute>>>(d_cell_parts.data(), S.no, 8,
+                                                                     0, d_red.data()));
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_reduce_cols", compute,
+            k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data() + 8));
+        UGKS_CUDA_CHECK(cudaMemcpyAsync(red, d_red.data(), sizeof(double) * 9,
+                                        cudaMemcpyDeviceToHost, compute));
+    }
+    if (nw > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_gather_F", compute,
+                          k_gather_F<<<grid_for(5 * nw), kThreads, 0, compute>>>(
+                              d_Facc.data(), d_wall_faces.data(), nw, d_wall_vals.data()));
+        UGKS_CUDA_CHECK(cudaMemcpyAsync(wallF.data(), d_wall_vals.data(), sizeof(double) * 5 * nw,
+                                        cudaMemcpyDeviceToHost, compute));
+        if (local_dt) {
+            UGKS_TIMED_LAUNCH((*this), "k_gather", compute,
+                              k_gather<<<grid_for(nw), kThreads, 0, compute>>>(
+                                  d_dtf.data(), d_wall_faces.data(), nw, d_wall_dt.data()));
+            UGKS_CUDA_CHECK(cudaMemcpyAsync(wall_dtf.data(), d_wall_dt.data(), sizeof(double) * nw,
+                                            cudaMemcpyDeviceToHost, compute));
+        }
+    }
+    sync(compute, "macroscopic update");
+    // wall data (steady mode: the face's step dt_f), residual norms, failure agreement
+    for (index_t iw = 0; iw < nw; ++iw)
+        wall_data_from_flux(&wallF[5 * iw], local_dt ? wall_dtf[iw] : dt,
+                            setup.boundaries[S.face_bc[wall[iw].local_face]].U, wall[iw]);
+    const double parts[7] = {red[0], red[1] + red[2] + red[3], red[4], red[5], red[7],
+                             red[6], static_cast<double>(S.no)};
+    residual_norms(layout, parts, r);
+    const index_t bad_cell = static_cast<index_t>(red[8]);
+    const bool mine_bad = S.no > 0 && bad_cell < S.no;
+    std::string msg;
+    if (mine_bad) {
+        double Wc[5];
+        UGKS_CUDA_CHECK(
+            cudaMemcpy(Wc, d_W.data() + 5 * bad_cell, sizeof(Wc), cudaMemcpyDeviceToHost));
+        msg = invalid_cell_message(step_no + 1, local.global_cell[bad_cell],
+                                   mesh.cell_centroid[bad_cell], Wc, gas.N);
+    }
+    if (agree_on_failure(layout, mine_bad, msg, r)) {
+        UGKS_CUDA_CHECK(cudaMemcpyAsync(d_W.data(), d_Wold.data(), sizeof(double) * 5 * S.nc,
+                                        cudaMemcpyDeviceToDevice, compute));
+        sync(compute, "restore W");
+        return;
+    }
+    if (local_dt && closed) mass_rescale();
+}
+
+void UgksSolverDevice::Impl::stage2_and_moments(double dt) {
+    if (dt > 0) compute_prims();
+    if (S.no > 0) {
+        dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+            UGKS_TIMED_LAUNCH((*this), "k_stage2", compute,
+                              k_stage2<decltype(d)::value, decltype(hb_)::value>
+                              <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C, dt));
+        });
+    }
+    allreduce_v(d_mom, 17 * S.no);
+    if (S.no > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_q_stress", compute,
+                          k_q_stress<<<grid_for(S.no), kThreads, 0, compute>>>(C));
+    }
+}
+
+void UgksSolverDevice::Impl::init_distributions() {
+    if (S.nc * S.ns > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_init", compute,
+                          k_init<<<grid_for(S.nc * S.ns), kThreads, 0, compute>>>(C));
+    }
+}
+
+}  // namespace ugks

@@ -1,0 +1,315 @@
+#pragma once
+// The kernels of the implicit steady iteration on the CUDA backend (included by
+// device_implicit.cpp only): the CUDA schedules of the kernel functions of
+// include/ugks/solver/kernels/implicit.hpp and the macroscopic Krylov solve.
+#include "device_ctx.hpp"
+#include "ugks/solver/implicit_ops.hpp"
+#include "ugks/solver/kernels/implicit.hpp"
+#include "ugks/solver/kernels/update.hpp"
+#include "ugks/solver/macro_krylov.hpp"
+
+namespace ugks::cudastep {
+namespace {
+
+// ---- implicit steady iteration (time.steady_method: implicit, docs/steady.md section 7) ------
+// The kernels of UgksSolver::implicit_macro / implicit_micro with the colored ordering: a colour's
+// cells share no face, so one launch relaxes a whole colour (one thread per cell, or per (cell,
+// velocity)) with the values of the CPU's sequential sweep over that colour (to round-off: FMA).
+
+/// Implicit: the steady flux residual rate of block m, -(1/V) sum sigma S Phi_f / dt_f, per (owned
+/// cell, velocity) into res [block][owned cell][B] (stage 1 is not applied; UgksSolver::sweep).
+template <bool HB>
+__global__ void k_imp_res(Ctx C, int m) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    const int B = C.B;
+    if (k >= C.no * B) return;
+    index_t i;
+    int v;
+    split_cell_vel(k, B, i, v);
+    double rh = 0.0, rb = 0.0;
+    for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
+        const index_t f = C.cf[kk];
+        double sS = C.cf_sarea[kk];
+        sS *= C.dtc[i] / C.dtf[f];
+        rh += sS * C.phi_h[f * B + v];
+        if (HB) rb += sS * C.phi_b[f * B + v];
+    }
+    const double invV = 1.0 / C.vol[i];
+    const double sc = -invV / C.dtc[i];
+    const index_t idx = (static_cast<index_t>(m) * C.no + i) * B + v;
+    C.res_h[idx] = sc * rh;
+    if (HB) C.res_b[idx] = sc * rb;
+}
+
+/// Implicit: the steady macroscopic residual rate Rm = -(1/V) sum sigma S F_f / dt_f per owned
+/// cell (5 each).
+__global__ void k_imp_rm(Ctx C) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double dW[5];
+    kern::cell_flux_sum(i, C.cf_off, C.cf, C.owner, C.area, C.kind, C.Facc, C.fc, C.dtc, C.dtf,
+                        true, C.vol[i], dW);
+    for (int e = 0; e < 5; ++e) C.Rm[5 * i + e] = dW[e];
+}
+
+/// Implicit: the face's spectral radius r_f = max |U.n| + c + 2 nu_f (gamma/Pr) / d_f, nu_f = RT
+/// min(tau, dt_f) (max over the two cells), per local face (prims of step n).
+__global__ void k_imp_rf(Ctx C) {
+    const index_t f = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (f >= C.nf) return;
+    const index_t L = C.owner[f], R = C.neigh[f];
+    const index_t Rs = R >= 0 ? R : L;
+    C.rf[f] = kern::spectral_radius(C.prim[L], C.tau[L], C.prim[Rs], C.tau[Rs], R >= 0,
+                                    &C.normal[3 * f], &C.dxL[3 * f], &C.dxR[3 * f], C.dtf[f],
+                                    C.gas.N, C.gas.Pr);
+}
+
+/// Implicit: the diagonal 1/dtau_i + (1/2V_i) sum_f S_f r_f of the macroscopic system, per owned
+/// cell (dtau_i = time.implicit.cfl x the CFL bound with the prims of step n).
+__global__ void k_imp_diag(Ctx C, double icfl) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    C.diag[i] = kern::macro_diag(i, C.cf_off, C.cf, C.area, C.rf, C.vol[i], icfl * cfl_ratio(C, i));
+}
+
+/// Implicit, macro_sweeps 0: the point-implicit increment dW = Rm / diag.
+__global__ void k_imp_macro_point(Ctx C) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    for (int e = 0; e < 5; ++e) C.dW[5 * i + e] = C.Rm[5 * i + e] / C.diag[i];
+}
+
+/// Implicit: one Gauss-Seidel relaxation of the macroscopic system for the n cells of one colour
+/// (no two share a face): dW_i = (Rm_i - (1/2V_i) sum_{f, j < no} S_f (dF_j.n - r_f dW_j)) /
+/// diag_i.
+__global__ void k_imp_macro_relax(Ctx C, const index_t* cells, index_t n) {
+    const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (t >= n) return;
+    const index_t i = cells[t];
+    double off[5];
+    kern::macro_offdiag(i, C.no, C.cf_off, C.cf, C.owner, C.neigh, C.normal, C.area, C.vol[i],
+                        C.W, C.rf, C.dW, (C.gas.N + 2.0) / C.gas.N, off);
+    for (int e = 0; e < 5; ++e) C.dW[5 * i + e] = (C.Rm[5 * i + e] - off[e]) / C.diag[i];
+}
+
+/// Implicit, macro_solver gmres: row i of the macroscopic block matrix (macro_krylov.hpp
+/// macro_fill: diag_i I, plus (1/2V_i) S_f (A_j(n_f) - r_f I) per face to an owned cell j, in the
+/// cell's face order), pattern rp/col/dg from macro_pattern.
+__global__ void k_kr_fill(Ctx C, const index_t* rp, const index_t* col, const index_t* dg,
+                          double* val) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    for (index_t p = 25 * rp[i]; p < 25 * rp[i + 1]; ++p) val[p] = 0.0;
+    double* D = val + 25 * dg[i];
+    for (int e = 0; e < 5; ++e) D[6 * e] = C.diag[i];
+    const double gamma = (C.gas.N + 2.0) / C.gas.N;
+    const double h = 0.5 / C.vol[i];
+    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
+        const index_t f = C.cf[k];
+        const bool own = C.owner[f] == i;
+        const index_t j = own ? C.neigh[f] : C.owner[f];
+        if (j < 0 || j >= C.no) continue;
+        const double sg = own ? 1.0 : -1.0;
+        const double n[3] = {sg * C.normal[3 * f], sg * C.normal[3 * f + 1],
+                             sg * C.normal[3 * f + 2]};
+        double J[25];
+        implicit::euler_jacobian_n(&C.W[5 * j], n, gamma, J);
+        for (int e = 0; e < 5; ++e) J[6 * e] -= C.rf[f];
+        index_t lo = rp[i], hi = rp[i + 1];  // the block (i, j): columns ascending
+        while (lo < hi) {
+            const index_t mid = (lo + hi) / 2;
+            if (col[mid] < j)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        double* Bij = val + 25 * lo;
+        const double c = h * C.area[f];
+        for (int e = 0; e < 25; ++e) Bij[e] += c * J[e];
+    }
+}
+
+/// Implicit, gmres: y = A x for the block rows 0..n-1.
+__global__ void k_kr_apply(const index_t* rp, const index_t* col, const double* val,
+                           const double* x, double* y, index_t n) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    double s[5] = {0, 0, 0, 0, 0};
+    for (index_t p = rp[i]; p < rp[i + 1]; ++p) {
+        const double* Bk = val + 25 * p;
+        const double* xj = x + 5 * col[p];
+        for (int e = 0; e < 5; ++e)
+            for (int q = 0; q < 5; ++q) s[e] += Bk[5 * e + q] * xj[q];
+    }
+    for (int e = 0; e < 5; ++e) y[5 * i + e] = s[e];
+}
+
+/// Implicit, gmres preconditioner: one block Gauss-Seidel relaxation of A x = b for the n cells
+/// of one colour (macro_krylov.hpp bcsr_sgs).
+__global__ void k_kr_sgs_relax(const index_t* rp, const index_t* col, const index_t* dg,
+                               const double* val, const double* b, double* x, const index_t* cells,
+                               index_t n) {
+    const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (t >= n) return;
+    const index_t i = cells[t];
+    double r[5];
+    for (int e = 0; e < 5; ++e) r[e] = b[5 * i + e];
+    for (index_t p = rp[i]; p < rp[i + 1]; ++p) {
+        if (p == dg[i]) continue;
+        const double* Bk = val + 25 * p;
+        const double* xj = x + 5 * col[p];
+        for (int e = 0; e < 5; ++e)
+            for (int q = 0; q < 5; ++q) r[e] -= Bk[5 * e + q] * xj[q];
+    }
+    implicit::solve5(val + 25 * dg[i], r, x + 5 * i);
+}
+
+/// Implicit, gmres vectors: y += a u, y = a u, and partial inner products over fixed chunks of
+/// kKrylovChunk entries (summed in chunk order on the host: reproducible).
+constexpr index_t kKrylovChunk = 256;
+__global__ void k_kr_axpy(index_t n, double a, const double* u, double* y) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k < n) y[k] += a * u[k];
+}
+__global__ void k_kr_scale(index_t n, double a, const double* u, double* y) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k < n) y[k] = a * u[k];
+}
+__global__ void k_kr_dot_part(index_t n, const double* u, const double* v, double* part) {
+    const index_t c = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    const index_t k0 = c * kKrylovChunk;
+    if (k0 >= n) return;
+    const index_t k1 = k0 + kKrylovChunk < n ? k0 + kKrylovChunk : n;
+    double s = 0.0;
+    for (index_t k = k0; k < k1; ++k) s += u[k] * v[k];
+    part[c] = s;
+}
+
+/// Implicit: W* = W^n + theta dW (positivity fraction) per owned cell and the residual parts of
+/// k_macro (with Rm for dW/dt).
+__global__ void k_imp_apply(Ctx C, double* parts, double* bad) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double* P = &parts[8 * i];
+    const double theta = implicit::positive_fraction(2.0 / C.gas.N, &C.W[5 * i], &C.dW[5 * i]);
+    for (int e = 0; e < 5; ++e) {
+        C.W[5 * i + e] += theta * C.dW[5 * i + e];
+        const double R = C.Rm[5 * i + e];
+        P[e] = R * R;
+    }
+    P[5] = fabs(C.W[5 * i]);
+    P[6] = fabs(C.W[5 * i + 4]);
+    P[7] = kern::momentum_scale(&C.W[5 * i], C.gas.N);
+    bad[i] = kern::cell_state_ok(&C.W[5 * i], C.gas.N) ? static_cast<double>(C.no)
+                                                        : static_cast<double>(i);
+}
+
+/// Implicit: a0_i = 1/dtau_i + 1/tau*_i per owned cell (prims and tau of the predicted W*).
+__global__ void k_imp_a0(Ctx C, double icfl) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    C.a0[i] = 1.0 / (icfl * cfl_ratio(C, i)) + 1.0 / C.tau[i];
+}
+
+/// Implicit: the right-hand side of the microscopic system, res + (f+* - f)/tau* (the Shakhov
+/// equilibrium of W* with q^n), in place of res, and df = 0; per (owned cell, local slot).
+template <int D, bool HB>
+__global__ void k_imp_rhs(Ctx C) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= C.no * C.ns) return;
+    const index_t i = k / C.ns, s = k % C.ns;
+    const int B = C.B;
+    const index_t m = s / B, v = s % B;
+    double u[3];
+    load_u<D>(C, s, u);
+    double hp, bp;
+    phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp, bp);
+    const double it = 1.0 / C.tau[i];
+    const index_t idx = (m * C.no + i) * B + v, hidx = (m * C.nc + i) * B + v;
+    C.res_h[idx] = C.res_h[idx] + it * (hp - C.h[hidx]);
+    C.dh[idx] = 0.0;
+    if (HB) {
+        C.res_b[idx] = C.res_b[idx] + it * (bp - C.b[hidx]);
+        C.db[idx] = 0.0;
+    }
+}
+
+/// Implicit: one Gauss-Seidel relaxation of the microscopic system (first-order upwind transport
+/// + relaxation) for the n cells of one colour, per (cell, local slot) over every local block:
+///   (a0_i + (1/V) sum_f S (u.n)^+) df_i - (1/V) sum_{f, j < no} S (u.n)^- df_j = rhs_i.
+template <bool HB>
+__global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= n * C.ns) return;
+    const index_t i = cells[k / C.ns], s = k % C.ns;
+    const int B = C.B;
+    const index_t m = s / B, v = s % B;
+    const double u0 = C.u[3 * s], u1 = C.u[3 * s + 1], u2 = C.u[3 * s + 2];
+    const index_t base = m * C.no * B + v;
+    double a = 0.0, acc = 0.0, accb = 0.0;
+    for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
+        const index_t f = C.cf[kk];
+        const bool own = C.owner[f] == i;
+        const index_t j = own ? C.neigh[f] : C.owner[f];
+        const double sg = own ? 1.0 : -1.0;
+        const double n0 = sg * C.normal[3 * f], n1 = sg * C.normal[3 * f + 1],
+                     n2 = sg * C.normal[3 * f + 2];
+        const double un = u0 * n0 + u1 * n1 + u2 * n2;
+        const bool coupled = j >= 0 && j < C.no;
+        kern::micro_row_face<HB>(C.area[f], un, coupled, coupled ? C.dh[base + j * B] : 0.0,
+                                 HB && coupled ? C.db[base + j * B] : 0.0, a, acc, accb);
+    }
+    const double invV = 1.0 / C.vol[i];
+    const double inv = kern::micro_row_inverse(C.a0[i], a, invV);
+    const index_t idx = base + i * B;
+    C.dh[idx] = (C.res_h[idx] + invV * acc) * inv;
+    if (HB) C.db[idx] = (C.res_b[idx] + invV * accb) * inv;
+}
+
+/// Implicit: f^{n+1} = f^n + df and Q_i, the conserved moments of the microscopic residual with
+/// f^{n+1} (rhs - df/tau*), one thread group per owned cell over every local block (fixed order:
+/// per thread in slot order, then the warp shuffle tree and the warps in order).
+template <bool HB>
+__global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C) {
+    __shared__ double s_part[5 * (kMaxGroup / 32)];
+    const index_t i = blockIdx.x;
+    const int B = C.B;
+    const double it = 1.0 / C.tau[i];
+    double Q[5] = {0, 0, 0, 0, 0};
+    for (int m = 0; m < C.nblk; ++m) {
+        const index_t o = (static_cast<index_t>(m) * C.no + i) * B;
+        double* h = C.h + (static_cast<index_t>(m) * C.nc + i) * B;
+        double* b = HB ? C.b + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
+        for (int v = threadIdx.x; v < B; v += blockDim.x) {
+            const index_t s = static_cast<index_t>(m) * B + v;
+            const double dhv = C.dh[o + v];
+            h[v] += dhv;
+            const double rh = C.res_h[o + v] - it * dhv;
+            double rb = 0.0;
+            if (HB) {
+                const double dbv = C.db[o + v];
+                b[v] += dbv;
+                rb = C.res_b[o + v] - it * dbv;
+            }
+            kern::add_conserved_moments(C.w[s], &C.u[3 * s], rh, rb, Q);
+        }
+    }
+    double tot[5];
+    warp_group_reduce<5>(Q, s_part, tot);
+    if (threadIdx.x == 0)
+        for (int e = 0; e < 5; ++e) C.Qm[5 * i + e] = tot[e];
+}
+
+/// Implicit: the moment-consistency correction W += theta tau* (Rm - Q) per owned cell (theta:
+/// positivity fraction).
+__global__ void k_imp_correct(Ctx C) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double dc[5];
+    for (int e = 0; e < 5; ++e) dc[e] = C.tau[i] * (C.Rm[5 * i + e] - C.Qm[5 * i + e]);
+    const double theta = implicit::positive_fraction(2.0 / C.gas.N, &C.W[5 * i], dc);
+    for (int e = 0; e < 5; ++e) C.W[5 * i + e] += theta * dc[e];
+}
+
+}  // namespace
+}  // namespace ugks::cudastep

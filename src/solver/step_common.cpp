@@ -1,0 +1,54 @@
+// Host-side parts of the step shared by the CPU and CUDA backends.
+#include "ugks/solver/step_common.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <cmath>
+
+#include "ugks/core/timer.hpp"
+#include "ugks/physics/kinetic.hpp"
+
+namespace ugks {
+
+void wall_data_from_flux(const double* F, double dtw, const Vec3& Uw, WallFaceData& wd) {
+    for (int d = 0; d < 3; ++d) wd.P[d] = F[1 + d] / dtw;
+    wd.qw = F[4] / dtw - (Uw[0] * wd.P[0] + Uw[1] * wd.P[1] + Uw[2] * wd.P[2]);
+}
+
+void residual_norms(const PhaseSpaceLayout& layout, const double parts[7], StepResult& r) {
+    double glob[7];
+    for (int k = 0; k < 7; ++k) glob[k] = parts[k];
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, layout.comm_x);
+    }
+    for (int k = 0; k < 3; ++k)
+        r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);
+}
+
+std::string invalid_cell_message(long step, index_t global_cell, const Vec3& x, const double W[5],
+                                 int N) {
+    const phys::Prim p = phys::cons_to_prim(W, N);
+    return fmt::format("step {}: cell {} at ({:.6g}, {:.6g}, {:.6g}) has rho = {:.6g}, T = {:.6g}",
+                       step, global_cell, x[0], x[1], x[2], p.rho, 1.0 / p.lambda);
+}
+
+bool agree_on_failure(const PhaseSpaceLayout& layout, bool mine_bad, std::string msg,
+                      StepResult& r) {
+    int flag = mine_bad ? 1 : 0;
+    ScopedTimer t("mpi_reduction");
+    MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, layout.world);
+    if (!flag) return false;
+    int first = mine_bad ? layout.world_rank : layout.world_size;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, layout.world);
+    int len = static_cast<int>(msg.size());
+    MPI_Bcast(&len, 1, MPI_INT, first, layout.world);
+    msg.resize(len);
+    MPI_Bcast(msg.data(), len, MPI_CHAR, first, layout.world);
+    r.failed = true;
+    r.failure = msg;
+    return true;
+}
+
+}  // namespace ugks
