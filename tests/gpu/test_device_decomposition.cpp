@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device_problem.hpp"
+#include "ugks/device/cuda/nccl.hpp"
 
 namespace {
 
@@ -29,7 +30,7 @@ const std::vector<std::string> kSteady = {"time.mode=steady", "mesh.box.stretch=
 
 /// True when parallel.halo: nccl can run: built with NCCL and one GPU per rank of each host.
 bool nccl_usable() {
-#if defined(UGKS_HAVE_NCCL)
+    if (!device::nccl_built()) return false;
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int n = 1;
@@ -38,9 +39,6 @@ bool nccl_usable() {
     int ok = have_device() && device::device_count() >= n ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return ok != 0;
-#else
-    return false;
-#endif
 }
 
 int world_size() {
