@@ -38,6 +38,17 @@ void solve_sym(int dim, double M[3][3], const double r[3], double x[3]) {
 
 }  // namespace
 
+phys::GasParams gas_params(const CaseSetup& setup, int D) {
+    phys::GasParams g;
+    g.D = D;
+    g.K = 3 - D + setup.gas.K_int;
+    g.N = 3 + setup.gas.K_int;
+    g.Pr = setup.gas.Pr;
+    g.mu_ref = setup.gas.mu_ref;
+    g.omega = setup.gas.omega;
+    return g;
+}
+
 SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
                                 const PhaseSpaceLayout& layout, const VelocityGrid& grid,
                                 const VelocityBlocks& blocks) {

@@ -54,12 +54,7 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
       m_layout(layout),
       m_blocks(blocks),
       m_s(make_solver_static(setup, local, layout, grid, blocks)) {
-    m_gas.D = grid.dim;
-    m_gas.K = 3 - grid.dim + setup.gas.K_int;
-    m_gas.N = 3 + setup.gas.K_int;
-    m_gas.Pr = setup.gas.Pr;
-    m_gas.mu_ref = setup.gas.mu_ref;
-    m_gas.omega = setup.gas.omega;
+    m_gas = gas_params(setup, grid.dim);
     m_dim = m_s.dim;
     m_B = m_s.B;
     m_nblk = m_s.nblk;

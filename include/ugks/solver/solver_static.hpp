@@ -6,6 +6,7 @@
 #include "ugks/io/fields_io.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
+#include "ugks/physics/kinetic.hpp"
 #include "ugks/solver/kernels/face_kind.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
 
@@ -66,6 +67,9 @@ struct SolverStatic {
 std::vector<CellField> cell_output_fields(index_t n, const double* W, const double* q,
                                           const std::vector<double>& stress, int N, double omega,
                                           double Kn);
+
+/// The gas constants of the pointwise physics for velocity dimension D.
+phys::GasParams gas_params(const CaseSetup& setup, int D);
 
 /// Build the static data. Throws InputError for a boundary face without a condition.
 SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,

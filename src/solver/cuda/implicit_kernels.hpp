@@ -16,31 +16,6 @@ namespace {
 // cells share no face, so one launch relaxes a whole colour (one thread per cell, or per (cell,
 // velocity)) with the values of the CPU's sequential sweep over that colour (to round-off: FMA).
 
-/// Implicit: the steady flux residual rate of block m, -(1/V) sum sigma S Phi_f / dt_f, per (owned
-/// cell, velocity) into res [block][owned cell][B] (stage 1 is not applied; UgksSolver::sweep).
-template <bool HB>
-__global__ void k_imp_res(Ctx C, int m) {
-    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    const int B = C.B;
-    if (k >= C.no * B) return;
-    index_t i;
-    int v;
-    split_cell_vel(k, B, i, v);
-    double rh = 0.0, rb = 0.0;
-    for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
-        const index_t f = C.cf[kk];
-        double sS = C.cf_sarea[kk];
-        sS *= C.dtc[i] / C.dtf[f];
-        rh += sS * C.phi_h[f * B + v];
-        if (HB) rb += sS * C.phi_b[f * B + v];
-    }
-    const double invV = 1.0 / C.vol[i];
-    const double sc = -invV / C.dtc[i];
-    const index_t idx = (static_cast<index_t>(m) * C.no + i) * B + v;
-    C.res_h[idx] = sc * rh;
-    if (HB) C.res_b[idx] = sc * rb;
-}
-
 /// Implicit: the steady macroscopic residual rate Rm = -(1/V) sum sigma S F_f / dt_f per owned
 /// cell (5 each).
 __global__ void k_imp_rm(Ctx C) {

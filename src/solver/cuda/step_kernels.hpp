@@ -366,14 +366,9 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
     index_t i;
     int v;
     split_cell_vel(k, B, i, v);
-    double rh = 0.0, rb = 0.0;
-    for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
-        const index_t f = C.cf[kk];
-        double sS = C.cf_sarea[kk];
-        if (C.local_dt) sS *= C.dtc[i] / C.dtf[f];  // rate Phi_f / dt_f times dt_i
-        rh += sS * C.phi_h[f * B + v];
-        if (HB) rb += sS * C.phi_b[f * B + v];
-    }
+    double rh, rb;
+    kern::face_flux_sum<HB>(i, B, v, C.cf_off, C.cf, C.cf_sarea, C.dtc,
+                            C.local_dt ? C.dtf : nullptr, C.phi_h, C.phi_b, rh, rb);
     const double invV = 1.0 / C.vol[i];
     const double c = 0.5 * (C.local_dt ? C.dtc[i] : dt) / C.tau[i];
     const index_t s = static_cast<index_t>(m) * B + v;
@@ -485,6 +480,26 @@ __global__ void k_q_stress(Ctx C) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
     q_stress_from_raw(&C.mom[17 * i], C.prim[i], C.gas.D, &C.q[3 * i], &C.stress[6 * i]);
+}
+
+/// Implicit: the steady flux residual rate of block m, -(1/V) sum sigma S Phi_f / dt_f, per (owned
+/// cell, velocity) into res [block][owned cell][B] (stage 1 is not applied; UgksSolver::sweep).
+template <bool HB>
+__global__ void k_imp_res(Ctx C, int m) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    const int B = C.B;
+    if (k >= C.no * B) return;
+    index_t i;
+    int v;
+    split_cell_vel(k, B, i, v);
+    double rh, rb;  // the implicit iteration always has local steps
+    kern::face_flux_sum<HB>(i, B, v, C.cf_off, C.cf, C.cf_sarea, C.dtc, C.dtf, C.phi_h, C.phi_b,
+                            rh, rb);
+    const double invV = 1.0 / C.vol[i];
+    const double sc = -invV / C.dtc[i];
+    const index_t idx = (static_cast<index_t>(m) * C.no + i) * B + v;
+    C.res_h[idx] = sc * rh;
+    if (HB) C.res_b[idx] = sc * rb;
 }
 
 }  // namespace

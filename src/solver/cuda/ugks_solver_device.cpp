@@ -30,12 +30,7 @@ namespace ugks {
 using namespace cudastep;
 
 void UgksSolverDevice::Impl::setup_all() {
-    gas.D = S.D;
-    gas.K = 3 - S.D + setup.gas.K_int;
-    gas.N = 3 + setup.gas.K_int;
-    gas.Pr = setup.gas.Pr;
-    gas.mu_ref = setup.gas.mu_ref;
-    gas.omega = setup.gas.omega;
+    gas = gas_params(setup, S.D);
     const std::size_t tally0 = memory_tally().current;
 
     // The communication stream at the highest priority: its small pack/unpack (and NCCL) kernels
