@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ugks/core/error.hpp"
+#include "ugks/solver/kernels/implicit.hpp"
 
 namespace ugks::implicit {
 
@@ -65,54 +66,31 @@ index_t block_position(const BlockCsr5& A, index_t i, index_t j) {
 void macro_fill(const Mesh& mesh, index_t no, const double* W, const double* rf, const double* diag,
                 double gamma, BlockCsr5& A) {
     std::fill(A.val.begin(), A.val.end(), 0.0);
+    static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 arrays are read as [n][3] doubles");
     for (index_t i = 0; i < no; ++i) {
-        double* Dii = &A.val[25 * static_cast<std::size_t>(A.diag[i])];
-        for (int e = 0; e < 5; ++e) Dii[6 * e] = diag[i];
-        const double h = 0.5 / mesh.cell_volume[i];
+        // every block the row writes exists (the pattern holds each owned face neighbour)
         for (index_t k = mesh.cell_face_offsets[i]; k < mesh.cell_face_offsets[i + 1]; ++k) {
             const index_t f = mesh.cell_faces[k];
-            const bool own = mesh.face_owner[f] == i;
-            const index_t j = own ? mesh.face_neighbour[f] : mesh.face_owner[f];
-            if (j < 0 || j >= no) continue;
-            const double sg = own ? 1.0 : -1.0;
-            const double n[3] = {sg * mesh.face_normal[f][0], sg * mesh.face_normal[f][1],
-                                 sg * mesh.face_normal[f][2]};
-            double J[25];
-            euler_jacobian_n(&W[5 * j], n, gamma, J);
-            for (int e = 0; e < 5; ++e) J[6 * e] -= rf[f];
-            double* Bij = &A.val[25 * static_cast<std::size_t>(block_position(A, i, j))];
-            const double c = h * mesh.face_area[f];
-            for (int e = 0; e < 25; ++e) Bij[e] += c * J[e];
+            const index_t j = mesh.face_owner[f] == i ? mesh.face_neighbour[f] : mesh.face_owner[f];
+            if (j >= 0 && j < no) (void)block_position(A, i, j);
         }
+        kern::macro_fill_row(i, no, mesh.cell_face_offsets.data(), mesh.cell_faces.data(),
+                             mesh.face_owner.data(), mesh.face_neighbour.data(),
+                             mesh.face_normal.data()->data(), mesh.face_area.data(),
+                             mesh.cell_volume[i], W, rf, diag, gamma, A.row_ptr.data(),
+                             A.col.data(), A.diag.data(), A.val.data());
     }
 }
 
 void bcsr_apply(const BlockCsr5& A, const double* x, double* y) {
-    for (index_t i = 0; i < A.n; ++i) {
-        double s[5] = {0, 0, 0, 0, 0};
-        for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
-            const double* Bk = &A.val[25 * static_cast<std::size_t>(p)];
-            const double* xj = x + 5 * A.col[p];
-            for (int e = 0; e < 5; ++e)
-                for (int q = 0; q < 5; ++q) s[e] += Bk[5 * e + q] * xj[q];
-        }
-        for (int e = 0; e < 5; ++e) y[5 * i + e] = s[e];
-    }
+    for (index_t i = 0; i < A.n; ++i)
+        kern::bcsr_row_apply(i, A.row_ptr.data(), A.col.data(), A.val.data(), x, y);
 }
 
 void bcsr_sgs(const BlockCsr5& A, const double* b, double* x, const index_t* order, int pairs) {
     std::fill(x, x + 5 * A.n, 0.0);
     auto relax = [&](index_t i) {
-        double r[5];
-        for (int e = 0; e < 5; ++e) r[e] = b[5 * i + e];
-        for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
-            if (p == A.diag[i]) continue;
-            const double* Bk = &A.val[25 * static_cast<std::size_t>(p)];
-            const double* xj = x + 5 * A.col[p];
-            for (int e = 0; e < 5; ++e)
-                for (int q = 0; q < 5; ++q) r[e] -= Bk[5 * e + q] * xj[q];
-        }
-        solve5(&A.val[25 * static_cast<std::size_t>(A.diag[i])], r, x + 5 * i);
+        kern::bcsr_row_relax(i, A.row_ptr.data(), A.col.data(), A.diag.data(), A.val.data(), b, x);
     };
     for (int s = 0; s < pairs; ++s) {
         for (index_t k = 0; k < A.n; ++k) relax(order[k]);

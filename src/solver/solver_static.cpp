@@ -64,7 +64,7 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
     S.no = local.n_owned;
     S.nf = mesh.n_faces();
     S.ns = static_cast<index_t>(S.nblk) * S.B;
-    S.store_b = 3 - grid.dim + setup.gas.K_int > 0;
+    S.store_b = phys::stores_b(grid.dim, setup.gas.K_int);
     for (const auto& u : grid.u)
         for (int d = 0; d < 3; ++d) S.umax_axis[d] = std::max(S.umax_axis[d], std::abs(u[d]));
 

@@ -26,6 +26,11 @@ struct GasParams {
     double omega = 0.81;  ///< mu = mu_ref T^omega
 };
 
+/// Whether the reduced distribution b is stored: K = (3 - D) + K_int > 0 (velocity dimension D,
+/// internal degrees of freedom K_int). The one rule for the solvers, the memory estimate and
+/// checkpoints.
+UGKS_HOST_DEVICE constexpr bool stores_b(int D, int K_int) { return 3 - D + K_int > 0; }
+
 /// Primitive state: density, bulk velocity, lambda = 1/T.
 struct Prim {
     double rho = 1.0;

@@ -75,33 +75,8 @@ __global__ void k_kr_fill(Ctx C, const index_t* rp, const index_t* col, const in
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
     for (index_t p = 25 * rp[i]; p < 25 * rp[i + 1]; ++p) val[p] = 0.0;
-    double* D = val + 25 * dg[i];
-    for (int e = 0; e < 5; ++e) D[6 * e] = C.diag[i];
-    const double gamma = (C.gas.N + 2.0) / C.gas.N;
-    const double h = 0.5 / C.vol[i];
-    for (index_t k = C.cf_off[i]; k < C.cf_off[i + 1]; ++k) {
-        const index_t f = C.cf[k];
-        const bool own = C.owner[f] == i;
-        const index_t j = own ? C.neigh[f] : C.owner[f];
-        if (j < 0 || j >= C.no) continue;
-        const double sg = own ? 1.0 : -1.0;
-        const double n[3] = {sg * C.normal[3 * f], sg * C.normal[3 * f + 1],
-                             sg * C.normal[3 * f + 2]};
-        double J[25];
-        implicit::euler_jacobian_n(&C.W[5 * j], n, gamma, J);
-        for (int e = 0; e < 5; ++e) J[6 * e] -= C.rf[f];
-        index_t lo = rp[i], hi = rp[i + 1];  // the block (i, j): columns ascending
-        while (lo < hi) {
-            const index_t mid = (lo + hi) / 2;
-            if (col[mid] < j)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        double* Bij = val + 25 * lo;
-        const double c = h * C.area[f];
-        for (int e = 0; e < 25; ++e) Bij[e] += c * J[e];
-    }
+    kern::macro_fill_row(i, C.no, C.cf_off, C.cf, C.owner, C.neigh, C.normal, C.area, C.vol[i],
+                         C.W, C.rf, C.diag, (C.gas.N + 2.0) / C.gas.N, rp, col, dg, val);
 }
 
 /// Implicit, gmres: y = A x for the block rows 0..n-1.
@@ -109,14 +84,7 @@ __global__ void k_kr_apply(const index_t* rp, const index_t* col, const double* 
                            const double* x, double* y, index_t n) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= n) return;
-    double s[5] = {0, 0, 0, 0, 0};
-    for (index_t p = rp[i]; p < rp[i + 1]; ++p) {
-        const double* Bk = val + 25 * p;
-        const double* xj = x + 5 * col[p];
-        for (int e = 0; e < 5; ++e)
-            for (int q = 0; q < 5; ++q) s[e] += Bk[5 * e + q] * xj[q];
-    }
-    for (int e = 0; e < 5; ++e) y[5 * i + e] = s[e];
+    kern::bcsr_row_apply(i, rp, col, val, x, y);
 }
 
 /// Implicit, gmres preconditioner: one block Gauss-Seidel relaxation of A x = b for the n cells
@@ -126,17 +94,7 @@ __global__ void k_kr_sgs_relax(const index_t* rp, const index_t* col, const inde
                                index_t n) {
     const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (t >= n) return;
-    const index_t i = cells[t];
-    double r[5];
-    for (int e = 0; e < 5; ++e) r[e] = b[5 * i + e];
-    for (index_t p = rp[i]; p < rp[i + 1]; ++p) {
-        if (p == dg[i]) continue;
-        const double* Bk = val + 25 * p;
-        const double* xj = x + 5 * col[p];
-        for (int e = 0; e < 5; ++e)
-            for (int q = 0; q < 5; ++q) r[e] -= Bk[5 * e + q] * xj[q];
-    }
-    implicit::solve5(val + 25 * dg[i], r, x + 5 * i);
+    kern::bcsr_row_relax(cells[t], rp, col, dg, val, b, x);
 }
 
 /// Implicit, gmres vectors: y += a u, y = a u, and partial inner products over fixed chunks of

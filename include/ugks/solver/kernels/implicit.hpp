@@ -6,6 +6,7 @@
 #include "ugks/core/types.hpp"
 #include "ugks/device/macros.hpp"
 #include "ugks/solver/implicit_ops.hpp"
+#include "ugks/solver/macro_krylov.hpp"
 
 namespace ugks::kern {
 
@@ -64,6 +65,85 @@ UGKS_HOST_DEVICE inline void micro_row_face(double S, double un, bool coupled, d
 /// The relaxed value of the microscopic row: (a0 + a / V) x = rhs + acc / V.
 UGKS_HOST_DEVICE inline double micro_row_inverse(double a0, double a, double invV) {
     return 1.0 / (a0 + invV * a);
+}
+
+/// Block-CSR (5x5 blocks) kernel functions of the Krylov macroscopic solve (docs/steady.md
+/// section 7.3): block rows rp, block columns col (ascending per row), diagonal positions dg,
+/// values val (25 per block, row-major).
+
+/// Position of block (i, j) in row i (binary search over the row's sorted columns).
+UGKS_HOST_DEVICE inline index_t bcsr_position(const index_t* rp, const index_t* col, index_t i,
+                                              index_t j) {
+    index_t lo = rp[i], hi = rp[i + 1];
+    while (lo < hi) {
+        const index_t mid = (lo + hi) / 2;
+        if (col[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/// Row i of the macroscopic block matrix: diag_i I, plus (1/(2 V_i)) S_f (A_j(n_f) - r_f I) per
+/// face to an owned cell j (A_j = implicit::euler_jacobian_n(W_j, n_f), n_f out of cell i), in
+/// the cell's face order. The row's blocks must be zero on entry.
+UGKS_HOST_DEVICE inline void macro_fill_row(index_t i, index_t no, const index_t* cf_off,
+                                            const index_t* cf, const index_t* owner,
+                                            const index_t* neigh, const double* normal,
+                                            const double* area, double vol, const double* W,
+                                            const double* rf, const double* diag, double gamma,
+                                            const index_t* rp, const index_t* col,
+                                            const index_t* dg, double* val) {
+    double* D = val + 25 * dg[i];
+    for (int e = 0; e < 5; ++e) D[6 * e] = diag[i];
+    const double h = 0.5 / vol;
+    for (index_t k = cf_off[i]; k < cf_off[i + 1]; ++k) {
+        const index_t f = cf[k];
+        const bool own = owner[f] == i;
+        const index_t j = own ? neigh[f] : owner[f];
+        if (j < 0 || j >= no) continue;
+        const double sg = own ? 1.0 : -1.0;
+        const double n[3] = {sg * normal[3 * f], sg * normal[3 * f + 1], sg * normal[3 * f + 2]};
+        double J[25];
+        implicit::euler_jacobian_n(&W[5 * j], n, gamma, J);
+        for (int e = 0; e < 5; ++e) J[6 * e] -= rf[f];
+        double* Bij = val + 25 * bcsr_position(rp, col, i, j);
+        const double c = h * area[f];
+        for (int e = 0; e < 25; ++e) Bij[e] += c * J[e];
+    }
+}
+
+/// s += sign sum_p B_p x_col(p) over the blocks p of row i but `skip` (-1: none).
+UGKS_HOST_DEVICE inline void bcsr_row_accumulate(index_t i, const index_t* rp, const index_t* col,
+                                                 const double* val, const double* x, index_t skip,
+                                                 double sign, double (&s)[5]) {
+    for (index_t p = rp[i]; p < rp[i + 1]; ++p) {
+        if (p == skip) continue;
+        const double* Bk = val + 25 * p;
+        const double* xj = x + 5 * col[p];
+        for (int e = 0; e < 5; ++e)
+            for (int q = 0; q < 5; ++q) s[e] += sign * Bk[5 * e + q] * xj[q];
+    }
+}
+
+/// y_i = (A x)_i for block row i.
+UGKS_HOST_DEVICE inline void bcsr_row_apply(index_t i, const index_t* rp, const index_t* col,
+                                            const double* val, const double* x, double* y) {
+    double s[5] = {0, 0, 0, 0, 0};
+    bcsr_row_accumulate(i, rp, col, val, x, -1, 1.0, s);
+    for (int e = 0; e < 5; ++e) y[5 * i + e] = s[e];
+}
+
+/// One block Gauss-Seidel relaxation of row i of A x = b: x_i = D_i^{-1} (b_i - sum_{p != diag}
+/// B_p x_col(p)).
+UGKS_HOST_DEVICE inline void bcsr_row_relax(index_t i, const index_t* rp, const index_t* col,
+                                            const index_t* dg, const double* val, const double* b,
+                                            double* x) {
+    double r[5];
+    for (int e = 0; e < 5; ++e) r[e] = b[5 * i + e];
+    bcsr_row_accumulate(i, rp, col, val, x, dg[i], -1.0, r);
+    implicit::solve5(val + 25 * dg[i], r, x + 5 * i);
 }
 
 }  // namespace ugks::kern
