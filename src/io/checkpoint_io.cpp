@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "hdf5_common.hpp"
+#include "row_route.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/version.hpp"
 
@@ -88,129 +89,6 @@ std::vector<index_t> iota_cols(index_t w) {
     std::vector<index_t> c(static_cast<std::size_t>(w));
     for (index_t k = 0; k < w; ++k) c[k] = k;
     return c;
-}
-
-MPI_Datatype row_type(int width) {
-    MPI_Datatype t;
-    MPI_Type_contiguous(width, MPI_DOUBLE, &t);
-    MPI_Type_commit(&t);
-    return t;
-}
-
-std::vector<int> displacements(const std::vector<int>& counts) {
-    std::vector<int> d(counts.size(), 0);
-    for (std::size_t r = 1; r < counts.size(); ++r) d[r] = d[r - 1] + counts[r - 1];
-    return d;
-}
-
-/// How rows travel between the ranks of `comm` (built once per checkpoint; every chunk of velocity
-/// columns, and the macroscopic rows, travel the same way): this rank sends its rows
-/// `send_from[i]`, in the order of the send buffer (grouped by destination rank), and stores the
-/// i-th row it receives as its row `recv_to[i]`.
-struct Route {
-    MPI_Comm comm = MPI_COMM_NULL;
-    std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
-    std::vector<index_t> send_from, recv_to;
-
-    index_t n_send() const { return static_cast<index_t>(send_from.size()); }
-    index_t n_recv() const { return static_cast<index_t>(recv_to.size()); }
-
-    /// Move `width` doubles per row: pack(row, out) fills the `width` doubles sent for a row of
-    /// this rank, unpack(row, in) stores a received one. `send` and `recv` are transfer buffers
-    /// the caller keeps from chunk to chunk (resized here, so they are allocated once).
-    template <class Pack, class Unpack>
-    void move(index_t width, std::vector<double>& send, std::vector<double>& recv, Pack&& pack,
-              Unpack&& unpack) const {
-        if (width <= 0) return;
-        const std::size_t w = static_cast<std::size_t>(width);
-        send.resize(send_from.size() * w);
-        recv.resize(recv_to.size() * w);
-        for (std::size_t i = 0; i < send_from.size(); ++i) pack(send_from[i], send.data() + i * w);
-        MPI_Datatype t = row_type(static_cast<int>(width));
-        MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), t, recv.data(),
-                      recv_counts.data(), recv_displs.data(), t, comm);
-        MPI_Type_free(&t);
-        for (std::size_t i = 0; i < recv_to.size(); ++i) unpack(recv_to[i], recv.data() + i * w);
-    }
-};
-
-/// Rows of global ids `ids` (this rank's rows 0..n-1, each id held by exactly one rank of `comm`)
-/// to the rank of `comm` whose block of `bl` holds them; received rows are numbered by their
-/// position in that block (global order).
-Route push_route(MPI_Comm comm, const BlockLayout& bl, const std::vector<index_t>& ids) {
-    int size = 1, rank = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    Route r;
-    r.comm = comm;
-    const index_t n = static_cast<index_t>(ids.size());
-    r.send_counts.assign(size, 0);
-    r.recv_counts.assign(size, 0);
-    for (index_t g : ids) ++r.send_counts[bl.owner(g)];
-    r.send_displs = displacements(r.send_counts);
-    std::vector<int> pos = r.send_displs;
-    std::vector<index_t> send_ids(static_cast<std::size_t>(n));
-    r.send_from.resize(static_cast<std::size_t>(n));
-    for (index_t i = 0; i < n; ++i) {
-        const int p = pos[bl.owner(ids[i])]++;
-        send_ids[p] = ids[i];
-        r.send_from[p] = i;
-    }
-    MPI_Alltoall(r.send_counts.data(), 1, MPI_INT, r.recv_counts.data(), 1, MPI_INT, comm);
-    r.recv_displs = displacements(r.recv_counts);
-    const index_t b0 = bl.begin(rank), nb = bl.end(rank) - b0;
-    const index_t n_recv = r.recv_displs[size - 1] + r.recv_counts[size - 1];
-    UGKS_REQUIRE(n_recv == nb, "checkpoint rows: rank " << rank << " receives " << n_recv
-                                                        << " rows for a block of " << nb);
-    r.recv_to.resize(static_cast<std::size_t>(nb));
-    MPI_Alltoallv(send_ids.data(), r.send_counts.data(), r.send_displs.data(), MPI_INT64_T,
-                  r.recv_to.data(), r.recv_counts.data(), r.recv_displs.data(), MPI_INT64_T, comm);
-    std::vector<char> seen(static_cast<std::size_t>(nb), 0);
-    for (index_t& p : r.recv_to) {
-        const index_t g = p;
-        p -= b0;
-        UGKS_REQUIRE(p >= 0 && p < nb && !seen[p], "checkpoint row " << g << " outside block");
-        seen[p] = 1;
-    }
-    return r;
-}
-
-/// The inverse direction: every rank asks for the rows `wanted` (global ids, any order, repeats
-/// allowed; received rows are numbered by their position in `wanted`) from the ranks of `comm`
-/// whose blocks of `bl` hold them (sent rows: positions in the sender's block).
-Route pull_route(MPI_Comm comm, const BlockLayout& bl, const std::vector<index_t>& wanted) {
-    int size = 1, rank = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    Route r;
-    r.comm = comm;
-    const index_t n = static_cast<index_t>(wanted.size());
-    r.recv_counts.assign(size, 0);
-    r.send_counts.assign(size, 0);
-    for (index_t g : wanted) ++r.recv_counts[bl.owner(g)];
-    r.recv_displs = displacements(r.recv_counts);
-    std::vector<int> pos = r.recv_displs;
-    std::vector<index_t> ask_ids(static_cast<std::size_t>(n));
-    r.recv_to.resize(static_cast<std::size_t>(n));
-    for (index_t i = 0; i < n; ++i) {
-        const int p = pos[bl.owner(wanted[i])]++;
-        ask_ids[p] = wanted[i];
-        r.recv_to[p] = i;
-    }
-    MPI_Alltoall(r.recv_counts.data(), 1, MPI_INT, r.send_counts.data(), 1, MPI_INT, comm);
-    r.send_displs = displacements(r.send_counts);
-    const index_t n_serve = r.send_displs[size - 1] + r.send_counts[size - 1];
-    r.send_from.resize(static_cast<std::size_t>(n_serve));
-    MPI_Alltoallv(ask_ids.data(), r.recv_counts.data(), r.recv_displs.data(), MPI_INT64_T,
-                  r.send_from.data(), r.send_counts.data(), r.send_displs.data(), MPI_INT64_T,
-                  comm);
-    const index_t b0 = bl.begin(rank), nb = bl.end(rank) - b0;
-    for (index_t& p : r.send_from) {
-        const index_t g = p;
-        p -= b0;
-        UGKS_REQUIRE(p >= 0 && p < nb, "checkpoint row " << g << " asked of rank " << rank);
-    }
-    return r;
 }
 
 /// Chunks of this rank's velocity columns that one checkpoint transfer step moves: `width`

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hdf5_common.hpp"
+#include "row_route.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/version.hpp"
 
@@ -98,67 +99,34 @@ void check_field_names(const std::string& path, const std::vector<CellField>& fi
 std::vector<double> redistribute_rows(MPI_Comm comm, const LocalMesh& local,
                                       const BlockLayout& blocks,
                                       const std::vector<CellField>& fields, int total_width) {
-    int size = 1, rank = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
     const index_t n_owned = local.n_owned;
     UGKS_REQUIRE(n_owned >= 0 && n_owned < INT_MAX, "owned cell count " << n_owned);
     UGKS_REQUIRE(static_cast<index_t>(local.global_cell.size()) >= n_owned,
                  "LocalMesh::global_cell has " << local.global_cell.size() << " entries for "
                                                << n_owned << " owned cells");
-
-    std::vector<int> send_counts(size, 0), recv_counts(size, 0);
-    std::vector<double> send_rows(static_cast<std::size_t>(n_owned) * total_width);
+    const std::vector<index_t> owned(local.global_cell.begin(),
+                                     local.global_cell.begin() + n_owned);
     index_t previous = -1;
     for (index_t l = 0; l < n_owned; ++l) {
-        const index_t g = local.global_cell[l];
+        const index_t g = owned[l];
         UGKS_REQUIRE(g > previous && g < blocks.n, "owned global cell ids must ascend within [0, "
                                                        << blocks.n << "): cell " << l << " has "
                                                        << g);
         previous = g;
-        ++send_counts[blocks.owner(g)];
-        double* row = send_rows.data() + l * total_width;
-        for (const CellField& f : fields) {
-            std::copy_n(f.data.data() + l * f.width, f.width, row);
-            row += f.width;
-        }
     }
-    MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
-    std::vector<int> send_displs(size, 0), recv_displs(size, 0);
-    for (int r = 1; r < size; ++r) {
-        send_displs[r] = send_displs[r - 1] + send_counts[r - 1];
-        recv_displs[r] = recv_displs[r - 1] + recv_counts[r - 1];
-    }
-    const index_t b0 = blocks.begin(rank), nb = blocks.end(rank) - b0;
-    const index_t n_recv = recv_displs[size - 1] + recv_counts[size - 1];
-    UGKS_REQUIRE(n_recv == nb, "rank " << rank << " receives " << n_recv << " cells for a block of "
-                                       << nb << ": the owned cells do not partition the mesh");
-
-    // Owned ids ascend, so each destination's cells are one contiguous run of the send buffer.
-    std::vector<index_t> recv_ids(static_cast<std::size_t>(nb));
-    MPI_Alltoallv(local.global_cell.data(), send_counts.data(), send_displs.data(), MPI_INT64_T,
-                  recv_ids.data(), recv_counts.data(), recv_displs.data(), MPI_INT64_T, comm);
-    std::vector<double> recv_rows(static_cast<std::size_t>(nb) * total_width);
-    if (total_width > 0) {
-        MPI_Datatype row_type;
-        MPI_Type_contiguous(total_width, MPI_DOUBLE, &row_type);
-        MPI_Type_commit(&row_type);
-        MPI_Alltoallv(send_rows.data(), send_counts.data(), send_displs.data(), row_type,
-                      recv_rows.data(), recv_counts.data(), recv_displs.data(), row_type, comm);
-        MPI_Type_free(&row_type);
-    }
-
-    std::vector<double> block(static_cast<std::size_t>(nb) * total_width);
-    std::vector<char> filled(static_cast<std::size_t>(nb), 0);
-    for (index_t i = 0; i < nb; ++i) {
-        const index_t pos = recv_ids[i] - b0;
-        UGKS_REQUIRE(
-            pos >= 0 && pos < nb && !filled[pos],
-            "global cell " << recv_ids[i] << " owned twice or outside block of rank " << rank);
-        filled[pos] = 1;
-        std::copy_n(recv_rows.data() + i * total_width, total_width,
-                    block.data() + pos * total_width);
-    }
+    const Route route = push_route(comm, blocks, owned);
+    std::vector<double> block(static_cast<std::size_t>(route.n_recv()) * total_width), send, recv;
+    route.move(
+        total_width, send, recv,
+        [&](index_t l, double* row) {
+            for (const CellField& f : fields) {
+                std::copy_n(f.data.data() + l * f.width, f.width, row);
+                row += f.width;
+            }
+        },
+        [&](index_t pos, const double* row) {
+            std::copy_n(row, total_width, block.data() + pos * total_width);
+        });
     return block;
 }
 
