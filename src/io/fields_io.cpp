@@ -21,6 +21,7 @@
 #include "row_route.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/version.hpp"
+#include "ugks/io/xdmf.hpp"
 
 namespace ugks {
 namespace {
@@ -47,36 +48,6 @@ void bcast_vector(std::vector<T>& v, MPI_Datatype type, MPI_Comm comm) {
 }
 
 // ---- global block layout -----------------------------------------------------------------------
-
-// ---- XDMF topology ---------------------------------------------------------------------------
-
-/// XDMF "Mixed" type code of a cell type (XDMF/VTK linear node order equals the Mesh order, except
-/// for the prism, see write_h5).
-int xdmf_code(CellType t) {
-    switch (t) {
-        case CellType::Segment:
-            return 2;  // Polyline, followed by its node count
-        case CellType::Triangle:
-            return 4;
-        case CellType::Quad:
-            return 5;
-        case CellType::Tetra:
-            return 6;
-        case CellType::Pyramid:
-            return 7;
-        case CellType::Prism:
-            return 8;  // Wedge
-        case CellType::Hexa:
-            return 9;
-    }
-    UGKS_REQUIRE(false, "unknown cell type " << static_cast<int>(t));
-    return 0;
-}
-
-index_t topology_length(const Mesh& m, index_t c) {
-    const index_t nn = m.cell_node_offsets[c + 1] - m.cell_node_offsets[c];
-    return 1 + nn + (m.cell_type[c] == CellType::Segment ? 1 : 0);
-}
 
 // ---- field validation and redistribution ---------------------------------------------------
 
@@ -277,23 +248,12 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
         index_t t0 = 0, total = 0;
         for (index_t c = 0; c < n; ++c) {
             if (c == c0) t0 = total;
-            total += topology_length(m, c);
+            total += xdmf_cell_length(m, c);
         }
         if (c0 == n) t0 = total;
         std::vector<index_t> topo;
         topo.reserve(static_cast<std::size_t>(nc) * 9);
-        for (index_t c = c0; c < c0 + nc; ++c) {
-            topo.push_back(xdmf_code(m.cell_type[c]));
-            const index_t a = m.cell_node_offsets[c], b = m.cell_node_offsets[c + 1];
-            if (m.cell_type[c] == CellType::Segment) topo.push_back(b - a);
-            if (m.cell_type[c] == CellType::Prism) {
-                // VTK's wedge has the opposite orientation to Gmsh's prism: swap to keep
-                // ParaView's cell volumes positive.
-                for (int k : {0, 2, 1, 3, 5, 4}) topo.push_back(m.cell_nodes[a + k]);
-            } else {
-                topo.insert(topo.end(), m.cell_nodes.begin() + a, m.cell_nodes.begin() + b);
-            }
-        }
+        for (index_t c = c0; c < c0 + nc; ++c) append_xdmf_cell(m, c, topo);
         Hid t = w.rows(g.get(), "topology", H5T_STD_I64LE, H5T_NATIVE_INT64, total, 1, t0,
                        static_cast<index_t>(topo.size()), topo.data());
         const std::int64_t cell_count = n;
@@ -313,68 +273,19 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
 
 // ---- XDMF ---------------------------------------------------------------------------------------
 
-const char* attribute_type(int width) {
-    switch (width) {
-        case 1:
-            return "Scalar";
-        case 3:
-            return "Vector";
-        case 6:
-            return "Tensor6";
-        case 9:
-            return "Tensor";
-        default:
-            return "Matrix";
-    }
-}
-
-void data_item(std::ostream& os, const std::string& indent, const std::string& dims,
-               const char* number_type, const std::string& h5_name, const std::string& dataset) {
-    os << indent << "<DataItem Dimensions=\"" << dims << "\" NumberType=\"" << number_type
-       << "\" Precision=\"8\" Format=\"HDF\">" << xml_escape(h5_name) << ":" << xml_escape(dataset)
-       << "</DataItem>\n";
-}
-
 std::string make_xdmf(const std::string& h5_name, const Mesh& m, index_t topology_length_total,
                       const std::vector<CellField>& fields, long step, double time) {
-    const index_t n = m.n_cells();
-    const std::string ns = std::to_string(n);
-    std::ostringstream os;
-    os.precision(17);
-    os << "<?xml version=\"1.0\" ?>\n"
-       << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-       << "<Xdmf xmlns:xi=\"http://www.w3.org/2001/XInclude\" Version=\"3.0\">\n"
-       << "  <Domain>\n"
-       << "    <Grid Name=\"ugks\" GridType=\"Uniform\">\n"
-       << "      <Time Value=\"" << time << "\"/>\n"
-       << "      <Information Name=\"step\" Value=\"" << step << "\"/>\n"
-       << "      <Topology TopologyType=\"Mixed\" NumberOfElements=\"" << n << "\">\n";
-    data_item(os, "        ", std::to_string(topology_length_total), "Int", h5_name,
-              "/mesh/topology");
-    os << "      </Topology>\n"
-       << "      <Geometry GeometryType=\"XYZ\">\n";
-    data_item(os, "        ", std::to_string(m.n_nodes()) + " 3", "Float", h5_name, "/mesh/nodes");
-    os << "      </Geometry>\n";
-    auto attribute = [&](const std::string& name, int width, const char* number_type,
-                         const std::string& dataset) {
-        os << "      <Attribute Name=\"" << xml_escape(name) << "\" AttributeType=\""
-           << attribute_type(width) << "\" Center=\"Cell\">\n";
-        data_item(os, "        ", width == 1 ? ns : ns + " " + std::to_string(width), number_type,
-                  h5_name, dataset);
-        os << "      </Attribute>\n";
-    };
-    for (const CellField& f : fields) attribute(f.name, f.width, "Float", "/fields/" + f.name);
+    XdmfUniformGrid x(h5_name, "ugks", m.n_cells(), topology_length_total, m.n_nodes(), step, time);
+    for (const CellField& f : fields)
+        x.cell_attribute(f.name, f.width, "Float", "/fields/" + f.name);
     // Geometry extras, unless a field already uses the name (XDMF attribute names must be unique).
     auto taken = [&](const char* name) {
         return std::any_of(fields.begin(), fields.end(),
                            [&](const CellField& f) { return f.name == name; });
     };
-    if (!taken("volume")) attribute("volume", 1, "Float", "/cells/volume");
-    if (!taken("global_id")) attribute("global_id", 1, "Int", "/cells/global_id");
-    os << "    </Grid>\n"
-       << "  </Domain>\n"
-       << "</Xdmf>\n";
-    return os.str();
+    if (!taken("volume")) x.cell_attribute("volume", 1, "Float", "/cells/volume");
+    if (!taken("global_id")) x.cell_attribute("global_id", 1, "Int", "/cells/global_id");
+    return x.text();
 }
 
 // ---- reading -----------------------------------------------------------------------------------
@@ -519,7 +430,7 @@ void write_fields(const std::string& path, MPI_Comm comm, const Mesh& global_mes
                                              << "' to it");
         }
         index_t total = 0;
-        for (index_t c = 0; c < n; ++c) total += topology_length(m, c);
+        for (index_t c = 0; c < n; ++c) total += xdmf_cell_length(m, c);
         const std::string h5_name = std::filesystem::path(path).filename().string();
         write_text_atomically(xdmf_path_for(path),
                               make_xdmf(h5_name, m, total, fields, step_all, time));

@@ -25,6 +25,7 @@
 #include "ugks/core/version.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/io/surface_io.hpp"
+#include "ugks/io/xdmf.hpp"
 
 namespace ugks {
 namespace {
@@ -391,52 +392,20 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
 
 // ---- XDMF and CSV --------------------------------------------------------------------------
 
-void data_item(std::ostream& os, const std::string& dims, const char* number_type,
-               const std::string& h5_name, const std::string& dataset) {
-    os << "        <DataItem Dimensions=\"" << dims << "\" NumberType=\"" << number_type
-       << "\" Precision=\"8\" Format=\"HDF\">" << xml_escape(h5_name) << ":" << xml_escape(dataset)
-       << "</DataItem>\n";
-}
-
 std::string make_xdmf(const std::string& h5_name, const SurfaceData& s, long step, double time) {
-    const index_t n = s.faces.size();
-    const std::string ns = std::to_string(n);
-    std::ostringstream os;
-    os.precision(17);
-    os << "<?xml version=\"1.0\" ?>\n"
-       << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-       << "<Xdmf xmlns:xi=\"http://www.w3.org/2001/XInclude\" Version=\"3.0\">\n"
-       << "  <Domain>\n"
-       << "    <Grid Name=\"surface\" GridType=\"Uniform\">\n"
-       << "      <Time Value=\"" << time << "\"/>\n"
-       << "      <Information Name=\"step\" Value=\"" << step << "\"/>\n"
-       << "      <Topology TopologyType=\"Mixed\" NumberOfElements=\"" << n << "\">\n";
-    data_item(os, std::to_string(s.topology.size()), "Int", h5_name, "/mesh/topology");
-    os << "      </Topology>\n"
-       << "      <Geometry GeometryType=\"XYZ\">\n";
-    data_item(os, std::to_string(s.global_node.size()) + " 3", "Float", h5_name, "/mesh/nodes");
-    os << "      </Geometry>\n";
-    auto attribute = [&](const char* name, bool vector, const char* number_type,
-                         const std::string& dataset) {
-        os << "      <Attribute Name=\"" << name << "\" AttributeType=\""
-           << (vector ? "Vector" : "Scalar") << "\" Center=\"Cell\">\n";
-        data_item(os, vector ? ns + " 3" : ns, number_type, h5_name, dataset);
-        os << "      </Attribute>\n";
-    };
-    attribute("p", false, "Float", "/fields/p");
-    attribute("tau", true, "Float", "/fields/tau");
-    attribute("q", false, "Float", "/fields/q");
-    attribute("Cp", false, "Float", "/fields/Cp");
-    attribute("Cf", false, "Float", "/fields/Cf");
-    attribute("Ch", false, "Float", "/fields/Ch");
-    attribute("normal", true, "Float", "/faces/normal");
-    attribute("area", false, "Float", "/faces/area");
-    attribute("global_face", false, "Int", "/faces/global_face");
-    attribute("patch", false, "Int", "/faces/patch");
-    os << "    </Grid>\n"
-       << "  </Domain>\n"
-       << "</Xdmf>\n";
-    return os.str();
+    XdmfUniformGrid x(h5_name, "surface", s.faces.size(), static_cast<index_t>(s.topology.size()),
+                      static_cast<index_t>(s.global_node.size()), step, time);
+    x.cell_attribute("p", 1, "Float", "/fields/p");
+    x.cell_attribute("tau", 3, "Float", "/fields/tau");
+    x.cell_attribute("q", 1, "Float", "/fields/q");
+    x.cell_attribute("Cp", 1, "Float", "/fields/Cp");
+    x.cell_attribute("Cf", 1, "Float", "/fields/Cf");
+    x.cell_attribute("Ch", 1, "Float", "/fields/Ch");
+    x.cell_attribute("normal", 3, "Float", "/faces/normal");
+    x.cell_attribute("area", 1, "Float", "/faces/area");
+    x.cell_attribute("global_face", 1, "Int", "/faces/global_face");
+    x.cell_attribute("patch", 1, "Int", "/faces/patch");
+    return x.text();
 }
 
 std::string num(double x) {
