@@ -1,6 +1,7 @@
 // Wall (surface) output: per-face p, tau, q and coefficients, force and heat totals, written as
 // parallel HDF5 + XDMF and CSV (ugks-formulation.md section 9, architecture.md section 8). The
-// file name puts it into ugks_io (src/io/fields*.cpp); the HDF5/XDMF helpers follow fields_io.cpp.
+// file name puts it into ugks_io (src/io/fields*.cpp); it writes through the HDF5 and XDMF helpers
+// of the field output (hdf5_common.hpp, ugks/io/xdmf.hpp).
 #include <hdf5.h>
 #include <mpi.h>
 

@@ -80,6 +80,12 @@ struct H5Type<double> {
     static constexpr const char* name = "double";
 };
 template <>
+struct H5Type<std::int32_t> {
+    static hid_t file() { return H5T_STD_I32LE; }
+    static hid_t memory() { return H5T_NATIVE_INT32; }
+    static constexpr const char* name = "int32";
+};
+template <>
 struct H5Type<std::int64_t> {
     static hid_t file() { return H5T_STD_I64LE; }
     static hid_t memory() { return H5T_NATIVE_INT64; }

@@ -32,23 +32,13 @@ struct CellTypeInfo {
 /// The cell-type table. A value outside the enumeration gives {"unknown", 0, 0} (the checked
 /// accessors of mesh.hpp, cell_num_nodes and friends, throw instead).
 UGKS_HOST_DEVICE constexpr CellTypeInfo cell_type_info(CellType t) {
-    switch (t) {
-        case CellType::Segment:
-            return {"segment", 1, 2};
-        case CellType::Triangle:
-            return {"triangle", 2, 3};
-        case CellType::Quad:
-            return {"quad", 2, 4};
-        case CellType::Tetra:
-            return {"tetra", 3, 4};
-        case CellType::Hexa:
-            return {"hexa", 3, 8};
-        case CellType::Prism:
-            return {"prism", 3, 6};
-        case CellType::Pyramid:
-            return {"pyramid", 3, 5};
-    }
-    return {"unknown", 0, 0};
+    // In CellType order (Segment = 1 ... Pyramid = 7).
+    constexpr CellTypeInfo table[] = {{"segment", 1, 2}, {"triangle", 2, 3}, {"quad", 2, 4},
+                                      {"tetra", 3, 4},   {"hexa", 3, 8},     {"prism", 3, 6},
+                                      {"pyramid", 3, 5}};
+    const int i = static_cast<int>(t) - 1;
+    constexpr int n = static_cast<int>(sizeof table / sizeof table[0]);
+    return i >= 0 && i < n ? table[i] : CellTypeInfo{"unknown", 0, 0};
 }
 
 }  // namespace ugks
