@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -70,33 +71,25 @@ private:
     void* m_data = nullptr;
 };
 
-/// HDF5 types of the values the files hold: little-endian in the file, native in memory.
+/// HDF5 types of a value type of the files: little-endian in the file, native in memory, and its
+/// name in messages.
+struct H5Types {
+    hid_t file, memory;
+    const char* name;
+};
 template <class T>
-struct H5Type;
-template <>
-struct H5Type<double> {
-    static hid_t file() { return H5T_IEEE_F64LE; }
-    static hid_t memory() { return H5T_NATIVE_DOUBLE; }
-    static constexpr const char* name = "double";
-};
-template <>
-struct H5Type<std::int32_t> {
-    static hid_t file() { return H5T_STD_I32LE; }
-    static hid_t memory() { return H5T_NATIVE_INT32; }
-    static constexpr const char* name = "int32";
-};
-template <>
-struct H5Type<std::int64_t> {
-    static hid_t file() { return H5T_STD_I64LE; }
-    static hid_t memory() { return H5T_NATIVE_INT64; }
-    static constexpr const char* name = "int64";
-};
-template <>
-struct H5Type<std::uint64_t> {
-    static hid_t file() { return H5T_STD_U64LE; }
-    static hid_t memory() { return H5T_NATIVE_UINT64; }
-    static constexpr const char* name = "uint64";
-};
+H5Types h5_types() {
+    if constexpr (std::is_same_v<T, double>)
+        return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, "double"};
+    else if constexpr (std::is_same_v<T, std::int32_t>)
+        return {H5T_STD_I32LE, H5T_NATIVE_INT32, "int32"};
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+        return {H5T_STD_I64LE, H5T_NATIVE_INT64, "int64"};
+    else {
+        static_assert(std::is_same_v<T, std::uint64_t>, "no HDF5 type for this value type");
+        return {H5T_STD_U64LE, H5T_NATIVE_UINT64, "uint64"};
+    }
+}
 
 /// Write an attribute of `count` values (a scalar when count == 0) on `loc`. Returns false on any
 /// HDF5 failure (the caller reports it collectively).
@@ -343,8 +336,8 @@ public:
     template <class T>
     Hid write(hid_t loc, const std::string& name, Shape shape, index_t row0, index_t nr,
               const T* rows) const {
-        Hid dset = create(loc, name, H5Type<T>::file(), shape);
-        write_rows(dset.get(), name, H5Type<T>::memory(), row0, nr, {{0, shape.width()}}, rows);
+        Hid dset = create(loc, name, h5_types<T>().file, shape);
+        write_rows(dset.get(), name, h5_types<T>().memory, row0, nr, {{0, shape.width()}}, rows);
         return dset;
     }
 
@@ -417,7 +410,7 @@ private:
     template <class T>
     void typed_attribute(hid_t loc, const char* name, const T* value, hsize_t count = 0) const {
         check_write(
-            write_attribute(loc, name, H5Type<T>::file(), H5Type<T>::memory(), value, count),
+            write_attribute(loc, name, h5_types<T>().file, h5_types<T>().memory, value, count),
             std::string("writing attribute '") + name + "'");
     }
 
@@ -525,9 +518,9 @@ public:
         const hssize_t count = H5Sget_simple_extent_npoints(dataspace(dset, dataset).get());
         if (count < 0) fail("cannot read the shape of '" + dataset + "'");
         std::vector<T> out(static_cast<std::size_t>(count));
-        if (count > 0 &&
-            H5Dread(dset.get(), H5Type<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
-            fail("cannot read dataset '" + dataset + "' as " + H5Type<T>::name);
+        if (count > 0 && H5Dread(dset.get(), h5_types<T>().memory, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                 out.data()) < 0)
+            fail("cannot read dataset '" + dataset + "' as " + h5_types<T>().name);
         return out;
     }
 
@@ -541,7 +534,7 @@ public:
         Hid space(H5Aget_space(attr.get()), H5Sclose);
         T value{};
         if (!space.valid() || H5Sget_simple_extent_npoints(space.get()) != 1 ||
-            H5Aread(attr.get(), H5Type<T>::memory(), &value) < 0)
+            H5Aread(attr.get(), h5_types<T>().memory, &value) < 0)
             fail("attribute '" + name + "' on '" + object + "' is not a numeric scalar");
         return value;
     }
