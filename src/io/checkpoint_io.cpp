@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "hdf5_common.hpp"
+#include "row_route.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/version.hpp"
 
@@ -42,8 +42,8 @@ inline std::uint64_t splitmix(std::uint64_t x) {
 struct Columns {
     std::vector<index_t> global, slot;
     /// Maximal runs of consecutive global indices: (first, length).
-    std::vector<std::pair<index_t, index_t>> runs() const {
-        std::vector<std::pair<index_t, index_t>> r;
+    ColumnRuns runs() const {
+        ColumnRuns r;
         for (index_t g : global) {
             if (!r.empty() && r.back().first + r.back().second == g)
                 ++r.back().second;
@@ -88,129 +88,6 @@ std::vector<index_t> iota_cols(index_t w) {
     std::vector<index_t> c(static_cast<std::size_t>(w));
     for (index_t k = 0; k < w; ++k) c[k] = k;
     return c;
-}
-
-MPI_Datatype row_type(int width) {
-    MPI_Datatype t;
-    MPI_Type_contiguous(width, MPI_DOUBLE, &t);
-    MPI_Type_commit(&t);
-    return t;
-}
-
-std::vector<int> displacements(const std::vector<int>& counts) {
-    std::vector<int> d(counts.size(), 0);
-    for (std::size_t r = 1; r < counts.size(); ++r) d[r] = d[r - 1] + counts[r - 1];
-    return d;
-}
-
-/// How rows travel between the ranks of `comm` (built once per checkpoint; every chunk of velocity
-/// columns, and the macroscopic rows, travel the same way): this rank sends its rows
-/// `send_from[i]`, in the order of the send buffer (grouped by destination rank), and stores the
-/// i-th row it receives as its row `recv_to[i]`.
-struct Route {
-    MPI_Comm comm = MPI_COMM_NULL;
-    std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
-    std::vector<index_t> send_from, recv_to;
-
-    index_t n_send() const { return static_cast<index_t>(send_from.size()); }
-    index_t n_recv() const { return static_cast<index_t>(recv_to.size()); }
-
-    /// Move `width` doubles per row: pack(row, out) fills the `width` doubles sent for a row of
-    /// this rank, unpack(row, in) stores a received one. `send` and `recv` are transfer buffers
-    /// the caller keeps from chunk to chunk (resized here, so they are allocated once).
-    template <class Pack, class Unpack>
-    void move(index_t width, std::vector<double>& send, std::vector<double>& recv, Pack&& pack,
-              Unpack&& unpack) const {
-        if (width <= 0) return;
-        const std::size_t w = static_cast<std::size_t>(width);
-        send.resize(send_from.size() * w);
-        recv.resize(recv_to.size() * w);
-        for (std::size_t i = 0; i < send_from.size(); ++i) pack(send_from[i], send.data() + i * w);
-        MPI_Datatype t = row_type(static_cast<int>(width));
-        MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), t, recv.data(),
-                      recv_counts.data(), recv_displs.data(), t, comm);
-        MPI_Type_free(&t);
-        for (std::size_t i = 0; i < recv_to.size(); ++i) unpack(recv_to[i], recv.data() + i * w);
-    }
-};
-
-/// Rows of global ids `ids` (this rank's rows 0..n-1, each id held by exactly one rank of `comm`)
-/// to the rank of `comm` whose block of `bl` holds them; received rows are numbered by their
-/// position in that block (global order).
-Route push_route(MPI_Comm comm, const BlockLayout& bl, const std::vector<index_t>& ids) {
-    int size = 1, rank = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    Route r;
-    r.comm = comm;
-    const index_t n = static_cast<index_t>(ids.size());
-    r.send_counts.assign(size, 0);
-    r.recv_counts.assign(size, 0);
-    for (index_t g : ids) ++r.send_counts[bl.owner(g)];
-    r.send_displs = displacements(r.send_counts);
-    std::vector<int> pos = r.send_displs;
-    std::vector<index_t> send_ids(static_cast<std::size_t>(n));
-    r.send_from.resize(static_cast<std::size_t>(n));
-    for (index_t i = 0; i < n; ++i) {
-        const int p = pos[bl.owner(ids[i])]++;
-        send_ids[p] = ids[i];
-        r.send_from[p] = i;
-    }
-    MPI_Alltoall(r.send_counts.data(), 1, MPI_INT, r.recv_counts.data(), 1, MPI_INT, comm);
-    r.recv_displs = displacements(r.recv_counts);
-    const index_t b0 = bl.begin(rank), nb = bl.end(rank) - b0;
-    const index_t n_recv = r.recv_displs[size - 1] + r.recv_counts[size - 1];
-    UGKS_REQUIRE(n_recv == nb, "checkpoint rows: rank " << rank << " receives " << n_recv
-                                                        << " rows for a block of " << nb);
-    r.recv_to.resize(static_cast<std::size_t>(nb));
-    MPI_Alltoallv(send_ids.data(), r.send_counts.data(), r.send_displs.data(), MPI_INT64_T,
-                  r.recv_to.data(), r.recv_counts.data(), r.recv_displs.data(), MPI_INT64_T, comm);
-    std::vector<char> seen(static_cast<std::size_t>(nb), 0);
-    for (index_t& p : r.recv_to) {
-        const index_t g = p;
-        p -= b0;
-        UGKS_REQUIRE(p >= 0 && p < nb && !seen[p], "checkpoint row " << g << " outside block");
-        seen[p] = 1;
-    }
-    return r;
-}
-
-/// The inverse direction: every rank asks for the rows `wanted` (global ids, any order, repeats
-/// allowed; received rows are numbered by their position in `wanted`) from the ranks of `comm`
-/// whose blocks of `bl` hold them (sent rows: positions in the sender's block).
-Route pull_route(MPI_Comm comm, const BlockLayout& bl, const std::vector<index_t>& wanted) {
-    int size = 1, rank = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    Route r;
-    r.comm = comm;
-    const index_t n = static_cast<index_t>(wanted.size());
-    r.recv_counts.assign(size, 0);
-    r.send_counts.assign(size, 0);
-    for (index_t g : wanted) ++r.recv_counts[bl.owner(g)];
-    r.recv_displs = displacements(r.recv_counts);
-    std::vector<int> pos = r.recv_displs;
-    std::vector<index_t> ask_ids(static_cast<std::size_t>(n));
-    r.recv_to.resize(static_cast<std::size_t>(n));
-    for (index_t i = 0; i < n; ++i) {
-        const int p = pos[bl.owner(wanted[i])]++;
-        ask_ids[p] = wanted[i];
-        r.recv_to[p] = i;
-    }
-    MPI_Alltoall(r.recv_counts.data(), 1, MPI_INT, r.send_counts.data(), 1, MPI_INT, comm);
-    r.send_displs = displacements(r.send_counts);
-    const index_t n_serve = r.send_displs[size - 1] + r.send_counts[size - 1];
-    r.send_from.resize(static_cast<std::size_t>(n_serve));
-    MPI_Alltoallv(ask_ids.data(), r.recv_counts.data(), r.recv_displs.data(), MPI_INT64_T,
-                  r.send_from.data(), r.send_counts.data(), r.send_displs.data(), MPI_INT64_T,
-                  comm);
-    const index_t b0 = bl.begin(rank), nb = bl.end(rank) - b0;
-    for (index_t& p : r.send_from) {
-        const index_t g = p;
-        p -= b0;
-        UGKS_REQUIRE(p >= 0 && p < nb, "checkpoint row " << g << " asked of rank " << rank);
-    }
-    return r;
 }
 
 /// Chunks of this rank's velocity columns that one checkpoint transfer step moves: `width`
@@ -285,160 +162,6 @@ Columns sub_columns(const Columns& cols, index_t k0, index_t k1) {
     return c;
 }
 
-// ---- parallel HDF5 ---------------------------------------------------------------------------
-
-struct H5Par {
-    MPI_Comm comm;
-    std::string path;
-    hid_t file = -1;
-    hid_t dxpl = -1;
-
-    void check(bool ok, const std::string& what) const {
-        if (!all_ok(comm, ok)) UGKS_INPUT_ERROR("checkpoint '" << path << "': " << what);
-    }
-
-    /// Select rows [row0, row0 + nr) x the column runs in `space` (2-D) or rows only (1-D).
-    static bool select(hid_t space, bool two_d, index_t row0, index_t nr,
-                       const std::vector<std::pair<index_t, index_t>>& runs) {
-        if (nr <= 0 || runs.empty()) return H5Sselect_none(space) >= 0;
-        if (!two_d) {
-            const hsize_t start = static_cast<hsize_t>(row0), count = static_cast<hsize_t>(nr);
-            return H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &count, nullptr) >=
-                   0;
-        }
-        bool ok = true;
-        for (std::size_t k = 0; k < runs.size() && ok; ++k) {
-            const hsize_t start[2] = {static_cast<hsize_t>(row0),
-                                      static_cast<hsize_t>(runs[k].first)};
-            const hsize_t count[2] = {static_cast<hsize_t>(nr),
-                                      static_cast<hsize_t>(runs[k].second)};
-            ok = H5Sselect_hyperslab(space, k == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, nullptr,
-                                     count, nullptr) >= 0;
-        }
-        return ok;
-    }
-
-    static index_t run_width(const std::vector<std::pair<index_t, index_t>>& runs) {
-        index_t w = 0;
-        for (const auto& r : runs) w += r.second;
-        return w;
-    }
-
-    /// Create `name` (n_rows x n_cols doubles, 1-D when !two_d), collectively; returns it open.
-    Hid create(hid_t loc, const std::string& name, index_t n_rows, index_t n_cols,
-               bool two_d) const {
-        const hsize_t dims[2] = {static_cast<hsize_t>(n_rows), static_cast<hsize_t>(n_cols)};
-        Hid space(H5Screate_simple(two_d ? 2 : 1, dims, nullptr), H5Sclose);
-        Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-        bool ok =
-            space.valid() && dcpl.valid() && H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) >= 0;
-        Hid dset;
-        if (ok) {
-            dset = Hid(H5Dcreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
-                                  dcpl.get(), H5P_DEFAULT),
-                       H5Dclose);
-            ok = dset.valid();
-        }
-        check(ok, "creating dataset '" + name + "' failed (file system full or not writable?)");
-        return dset;
-    }
-
-    /// Write this rank's part of `dset` collectively: rows [row0, row0 + nr) x the column `runs`
-    /// (row-major in `buf`); nr = 0 or no runs: this rank takes part with an empty selection.
-    void write_part(hid_t dset, const std::string& name, bool two_d, index_t row0, index_t nr,
-                    const std::vector<std::pair<index_t, index_t>>& runs, const double* buf) const {
-        Hid space(H5Dget_space(dset), H5Sclose);
-        const index_t w = two_d ? run_width(runs) : 1;
-        const bool any = nr > 0 && w > 0;
-        const hsize_t mdims[2] = {static_cast<hsize_t>(std::max<index_t>(nr, 1)),
-                                  static_cast<hsize_t>(std::max<index_t>(w, 1))};
-        Hid mem(H5Screate_simple(two_d ? 2 : 1, mdims, nullptr), H5Sclose);
-        bool ok = space.valid() && mem.valid() && select(space.get(), two_d, row0, nr, runs);
-        if (ok && !any) ok = H5Sselect_none(mem.get()) >= 0;
-        static const double dummy = 0.0;
-        if (ok)
-            ok = H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem.get(), space.get(), dxpl,
-                          any ? buf : &dummy) >= 0;
-        check(ok, "writing dataset '" + name + "' failed (file system full or not writable?)");
-    }
-
-    /// create + write_part.
-    Hid write(hid_t loc, const std::string& name, index_t n_rows, index_t n_cols, bool two_d,
-              index_t row0, index_t nr, const std::vector<std::pair<index_t, index_t>>& runs,
-              const double* buf) const {
-        Hid dset = create(loc, name, n_rows, n_cols, two_d);
-        write_part(dset.get(), name, two_d, row0, nr, runs, buf);
-        return dset;
-    }
-
-    /// Open `name` (shape already validated) collectively.
-    Hid open(const std::string& name) const {
-        Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-        check(dset.valid(), "reading dataset '" + name + "' failed (truncated or damaged file?)");
-        return dset;
-    }
-
-    /// Read this rank's part of `dset` collectively into `out` (resized; rows [row0, row0 + nr) x
-    /// the column `runs`, row-major); nr = 0 or no runs: an empty selection.
-    void read_part(hid_t dset, const std::string& name, bool two_d, index_t row0, index_t nr,
-                   const std::vector<std::pair<index_t, index_t>>& runs,
-                   std::vector<double>& out) const {
-        Hid space(H5Dget_space(dset), H5Sclose);
-        const index_t w = two_d ? run_width(runs) : 1;
-        const bool any = nr > 0 && w > 0;
-        out.resize(static_cast<std::size_t>(std::max<index_t>(nr, 0) * w));
-        const hsize_t mdims[2] = {static_cast<hsize_t>(std::max<index_t>(nr, 1)),
-                                  static_cast<hsize_t>(std::max<index_t>(w, 1))};
-        Hid mem(H5Screate_simple(two_d ? 2 : 1, mdims, nullptr), H5Sclose);
-        bool ok = space.valid() && mem.valid() && select(space.get(), two_d, row0, nr, runs);
-        if (ok && !any) ok = H5Sselect_none(mem.get()) >= 0;
-        double dummy = 0.0;
-        if (ok)
-            ok = H5Dread(dset, H5T_NATIVE_DOUBLE, mem.get(), space.get(), dxpl,
-                         any ? out.data() : &dummy) >= 0;
-        check(ok, "reading dataset '" + name + "' failed (truncated or damaged file?)");
-    }
-
-    /// Read this rank's part of `name` (shape already validated) collectively.
-    std::vector<double> read(const std::string& name, bool two_d, index_t row0, index_t nr,
-                             const std::vector<std::pair<index_t, index_t>>& runs) const {
-        std::vector<double> out;
-        Hid dset = open(name);
-        read_part(dset.get(), name, two_d, row0, nr, runs, out);
-        return out;
-    }
-
-    void attribute(hid_t loc, const char* name, hid_t type, const void* value) const {
-        check(write_attribute(loc, name, type, value),
-              std::string("writing attribute '") + name + "' failed");
-    }
-
-    void string_attribute(hid_t loc, const char* name, const std::string& value) const {
-        check(write_string_attribute(loc, name, value),
-              std::string("writing attribute '") + name + "' failed");
-    }
-};
-
-Hid open_parallel(MPI_Comm comm, const std::string& path, const std::string& file_name,
-                  bool create) {
-    Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    bool ok = fapl.valid() && H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL) >= 0 &&
-              H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0;
-    if (ok && create) ok = H5Pset_coll_metadata_write(fapl.get(), 1) >= 0;
-    if (!all_ok(comm, ok))
-        UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot set up parallel HDF5 access");
-    Hid file(create ? H5Fcreate(file_name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get())
-                    : H5Fopen(file_name.c_str(), H5F_ACC_RDONLY, fapl.get()),
-             H5Fclose);
-    if (!all_ok(comm, file.valid())) {
-        if (create)
-            UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot create '" << file_name
-                                            << "' (is the output directory writable?)");
-        UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot open (truncated or damaged file?)");
-    }
-    return file;
-}
-
 // ---- serial validation (rank 0) --------------------------------------------------------------
 
 const char* const kStateNames[5] = {"/state/W", "/state/q", "/state/stress", "/state/h",
@@ -453,53 +176,11 @@ struct Stored {
     UGKS_INPUT_ERROR("checkpoint '" << path << "': " << what);
 }
 
-bool has_attribute(hid_t obj, const char* name) { return H5Aexists(obj, name) > 0; }
-
-template <class T>
-T scalar_attribute(const std::string& path, hid_t obj, const char* name, hid_t mem_type) {
-    if (!has_attribute(obj, name)) bad(path, std::string("attribute '") + name + "' is missing");
-    Hid attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
-    T v{};
-    if (!attr.valid() || H5Aread(attr.get(), mem_type, &v) < 0)
-        bad(path, std::string("cannot read attribute '") + name + "'");
-    return v;
-}
-
-std::string string_attribute(const std::string& path, hid_t obj, const char* name) {
-    if (!has_attribute(obj, name)) bad(path, std::string("attribute '") + name + "' is missing");
-    Hid attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
-    Hid type(attr.valid() ? H5Aget_type(attr.get()) : -1, H5Tclose);
-    if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING ||
-        H5Tis_variable_str(type.get()) > 0)
-        bad(path, std::string("attribute '") + name + "' is not a fixed-length string");
-    const std::size_t len = H5Tget_size(type.get());
-    std::string s(len, '\0');
-    if (H5Aread(attr.get(), type.get(), s.data()) < 0)
-        bad(path, std::string("cannot read attribute '") + name + "'");
-    s.resize(std::strlen(s.c_str()));
-    return s;
-}
-
-std::vector<hsize_t> dims_of(const std::string& path, hid_t file, const std::string& name) {
-    if (H5Lexists(file, "/state", H5P_DEFAULT) <= 0 || H5Lexists(file, "/mesh", H5P_DEFAULT) <= 0 ||
-        H5Lexists(file, "/velocity", H5P_DEFAULT) <= 0 ||
-        H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0)
-        bad(path, "dataset '" + name + "' is missing");
-    Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-    Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
-    const int nd = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
-    if (nd < 0) bad(path, "cannot read the shape of dataset '" + name + "'");
-    std::vector<hsize_t> d(static_cast<std::size_t>(nd));
-    H5Sget_simple_extent_dims(space.get(), d.data(), nullptr);
-    return d;
-}
-
-void expect_dims(const std::string& path, hid_t file, const std::string& name, index_t rows,
+void expect_dims(const std::string& path, const H5Reader& r, const std::string& name, index_t rows,
                  index_t cols) {
-    const std::vector<hsize_t> d = dims_of(path, file, name);
-    const bool ok = cols == 0 ? d.size() == 1 && d[0] == static_cast<hsize_t>(rows)
-                              : d.size() == 2 && d[0] == static_cast<hsize_t>(rows) &&
-                                    d[1] == static_cast<hsize_t>(cols);
+    const std::vector<index_t> d = r.dims(name);
+    const bool ok =
+        cols == 0 ? d.size() == 1 && d[0] == rows : d.size() == 2 && d[0] == rows && d[1] == cols;
     if (!ok) {
         std::ostringstream os;
         os << "dataset '" << name << "' has shape (";
@@ -511,16 +192,20 @@ void expect_dims(const std::string& path, hid_t file, const std::string& name, i
     }
 }
 
-std::vector<double> read_whole(const std::string& path, hid_t file, const std::string& name) {
-    Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-    Hid space(dset.valid() ? H5Dget_space(dset.get()) : -1, H5Sclose);
-    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
-    if (n < 0) bad(path, "cannot read dataset '" + name + "'");
-    std::vector<double> v(static_cast<std::size_t>(n));
-    if (n > 0 &&
-        H5Dread(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
-        bad(path, "cannot read dataset '" + name + "' (truncated or damaged file?)");
-    return v;
+/// The stored points (`points`, rows x 3) and weights (`weights`, rows) of the case's `n` rows of
+/// `what` ("mesh", "velocity grid"), after checking their shapes (`rows`: the name of n in
+/// messages, `items`: what a row is).
+std::pair<std::vector<double>, std::vector<double>> read_points(
+    const std::string& path, const H5Reader& r, const std::string& points,
+    const std::string& weights, index_t n, const std::string& rows, const std::string& what,
+    const std::string& items) {
+    const std::vector<index_t> d = r.dims(points);
+    if (d.size() != 2 || d[1] != 3) bad(path, "dataset '" + points + "' is not " + rows + " x 3");
+    if (d[0] != n)
+        bad(path, "written for a " + what + " of " + std::to_string(d[0]) + " " + items +
+                      "; the case's " + what + " has " + std::to_string(n) + " " + items);
+    expect_dims(path, r, weights, n, 0);
+    return {r.read<double>(points), r.read<double>(weights)};
 }
 
 std::string vec_text(const double* v, int n) {
@@ -537,34 +222,26 @@ Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
     if (!std::filesystem::is_regular_file(path)) bad(path, "no such file");
     Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file.valid()) bad(path, "cannot open: not an HDF5 file, or truncated or damaged");
-    const hid_t f = file.get();
+    const H5Reader r(std::move(file), "checkpoint '" + path + "'");
     Stored s;
-    if (!has_attribute(f, "format") || string_attribute(path, f, "format") != "ugks_checkpoint")
+    if (!r.has_attribute("/", "format") || r.string_attribute("/", "format") != "ugks_checkpoint")
         bad(path, "not a ugks_solver checkpoint (root attribute format != 'ugks_checkpoint')");
-    const std::int64_t version =
-        scalar_attribute<std::int64_t>(path, f, "format_version", H5T_NATIVE_INT64);
+    const auto version = r.scalar_attribute<std::int64_t>("/", "format_version");
     if (version != kCheckpointFormatVersion)
         bad(path, "checkpoint format version " + std::to_string(version) +
                       ", but this ugks_solver reads version " +
                       std::to_string(kCheckpointFormatVersion));
-    s.info.step =
-        static_cast<long>(scalar_attribute<std::int64_t>(path, f, "step", H5T_NATIVE_INT64));
-    s.info.time = scalar_attribute<double>(path, f, "time", H5T_NATIVE_DOUBLE);
-    s.info.config = string_attribute(path, f, "config");
-    s.info.version = string_attribute(path, f, "ugks_version");
+    s.info.step = static_cast<long>(r.scalar_attribute<std::int64_t>("/", "step"));
+    s.info.time = r.scalar_attribute<double>("/", "time");
+    s.info.config = r.string_attribute("/", "config");
+    s.info.version = r.string_attribute("/", "ugks_version");
 
     // Mesh: cell count, centroids and volumes in global order.
     const Mesh& m = *where.global_mesh;
     const index_t n = m.n_cells();
-    const std::vector<hsize_t> cd = dims_of(path, f, "/mesh/centroid");
-    if (cd.size() != 2 || cd[1] != 3) bad(path, "dataset '/mesh/centroid' is not n x 3");
-    if (cd[0] != static_cast<hsize_t>(n))
-        bad(path, "written for a mesh of " + std::to_string(cd[0]) +
-                      " cells; the case's mesh has " + std::to_string(n) + " cells");
-    expect_dims(path, f, "/mesh/volume", n, 0);
     {
-        const std::vector<double> c = read_whole(path, f, "/mesh/centroid");
-        const std::vector<double> vol = read_whole(path, f, "/mesh/volume");
+        const auto [c, vol] =
+            read_points(path, r, "/mesh/centroid", "/mesh/volume", n, "n", "mesh", "cells");
         double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
         for (index_t i = 0; i < n; ++i)
             for (int d = 0; d < 3; ++d) {
@@ -590,15 +267,9 @@ Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
     // Velocity grid: points and weights in VelocityGrid order; D, K_int, b.
     const VelocityGrid& g = *where.grid;
     const index_t nv = g.size();
-    const std::vector<hsize_t> ud = dims_of(path, f, "/velocity/u");
-    if (ud.size() != 2 || ud[1] != 3) bad(path, "dataset '/velocity/u' is not n_v x 3");
-    if (ud[0] != static_cast<hsize_t>(nv))
-        bad(path, "written for a velocity grid of " + std::to_string(ud[0]) +
-                      " points; the case's velocity grid has " + std::to_string(nv) + " points");
-    expect_dims(path, f, "/velocity/w", nv, 0);
     {
-        const std::vector<double> u = read_whole(path, f, "/velocity/u");
-        const std::vector<double> w = read_whole(path, f, "/velocity/w");
+        const auto [u, w] = read_points(path, r, "/velocity/u", "/velocity/w", nv, "n_v",
+                                        "velocity grid", "points");
         double umax = 1.0;
         for (const Vec3& x : g.u)
             for (int d = 0; d < 3; ++d) umax = std::max(umax, std::abs(x[d]));
@@ -613,9 +284,9 @@ Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
                               " with weight " + vec_text(&g.w[k], 1) + " in the case");
         }
     }
-    const auto D = scalar_attribute<std::int64_t>(path, f, "velocity_dim", H5T_NATIVE_INT64);
-    const auto K = scalar_attribute<std::int64_t>(path, f, "K_int", H5T_NATIVE_INT64);
-    const auto sb = scalar_attribute<std::int64_t>(path, f, "store_b", H5T_NATIVE_INT64);
+    const auto D = r.scalar_attribute<std::int64_t>("/", "velocity_dim");
+    const auto K = r.scalar_attribute<std::int64_t>("/", "K_int");
+    const auto sb = r.scalar_attribute<std::int64_t>("/", "store_b");
     if (D != g.dim)
         bad(path, "written with velocity dimension " + std::to_string(D) + "; the case has " +
                       std::to_string(g.dim));
@@ -630,10 +301,8 @@ Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
     const index_t widths[5] = {5, 3, 6, nv, nv};
     for (int k = 0; k < 5; ++k) {
         if (k == 4 && !where.store_b) continue;
-        expect_dims(path, f, kStateNames[k], n, widths[k]);
-        Hid dset(H5Dopen2(f, kStateNames[k], H5P_DEFAULT), H5Dclose);
-        s.checksum[k] =
-            scalar_attribute<std::uint64_t>(path, dset.get(), "checksum", H5T_NATIVE_UINT64);
+        expect_dims(path, r, kStateNames[k], n, widths[k]);
+        s.checksum[k] = r.scalar_attribute<std::uint64_t>(kStateNames[k], "checksum");
     }
     return s;
 }
@@ -738,52 +407,38 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
 
     const std::string tmp = path + ".tmp";
     {
-        const QuietHdf5 quiet;
-        Hid file = open_parallel(L.world, path, tmp, true);
-        Hid dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-        const bool ok = dxpl.valid() && H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE) >= 0;
-        if (!all_ok(L.world, ok))
-            UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot set up collective transfers");
-        const H5Par w{L.world, path, file.get(), dxpl.get()};
-        auto group = [&](const char* name) {
-            Hid g(H5Gcreate2(file.get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-            w.check(g.valid(), std::string("creating group '") + name + "' failed");
-            return g;
-        };
-        const std::vector<std::pair<index_t, index_t>> all3{{0, 3}};
+        H5File w(L.world, tmp, "checkpoint '" + path + "'", H5File::Create);
+        const hid_t root = w.root();
         {
-            Hid g = group("mesh");
+            Hid g = w.group(root, "mesh");
             const BlockLayout wb{n, L.world_size};
             const index_t g0 = wb.begin(L.world_rank), ng = wb.end(L.world_rank) - g0;
-            w.write(g.get(), "centroid", n, 3, true, g0, ng, all3,
-                    ng > 0 ? M.cell_centroid[g0].data() : nullptr);
-            w.write(g.get(), "volume", n, 1, false, g0, ng, {{0, 1}},
-                    ng > 0 ? &M.cell_volume[g0] : nullptr);
+            w.write(g.get(), "centroid", Shape{n, 3}, g0, ng, M.cell_centroid.data() + g0);
+            w.write(g.get(), "volume", Shape{n}, g0, ng, M.cell_volume.data() + g0);
         }
         {
-            Hid g = group("velocity");
+            Hid g = w.group(root, "velocity");
             const BlockLayout vb{nv, L.world_size};
             const index_t v0 = vb.begin(L.world_rank), nvl = vb.end(L.world_rank) - v0;
-            w.write(g.get(), "u", nv, 3, true, v0, nvl, all3,
-                    nvl > 0 ? grid.u[v0].data() : nullptr);
-            w.write(g.get(), "w", nv, 1, false, v0, nvl, {{0, 1}}, nvl > 0 ? &grid.w[v0] : nullptr);
+            w.write(g.get(), "u", Shape{nv, 3}, v0, nvl, grid.u.data() + v0);
+            w.write(g.get(), "w", Shape{nv}, v0, nvl, grid.w.data() + v0);
         }
         {
-            Hid g = group("state");
+            Hid g = w.group(root, "state");
             const index_t nr_macro = L.q == 0 ? nr : 0;
             const std::vector<double>* macro_data[3] = {&Wb, &qb, &sb};
             const char* macro_names[3] = {"W", "q", "stress"};
             const index_t macro_width[3] = {5, 3, 6};
             for (int k = 0; k < 3; ++k) {
-                Hid d = w.write(g.get(), macro_names[k], n, macro_width[k], true, r0, nr_macro,
-                                {{0, macro_width[k]}}, macro_data[k]->data());
-                w.attribute(d.get(), "checksum", H5T_STD_U64LE, &cs[k]);
+                Hid d = w.write(g.get(), macro_names[k], Shape{n, macro_width[k]}, r0, nr_macro,
+                                macro_data[k]->data());
+                w.attribute(d.get(), "checksum", cs[k]);
             }
             // h and b: one collective write per chunk (chunks.count_all on every rank; a rank
             // without more columns writes an empty selection), the checksum summed over chunks.
             auto distribution = [&](const char* name, const std::vector<double>& f,
                                     std::uint64_t& checksum) {
-                Hid d = w.create(g.get(), name, n, nv, true);
+                Hid d = w.create(g.get(), name, H5T_IEEE_F64LE, Shape{n, nv});
                 for (long c = 0; c < chunks.count_all; ++c) {
                     const index_t k0 = chunks.begin(c), wc = chunks.end(c) - k0;
                     const Columns part = sub_columns(cols, k0, k0 + wc);
@@ -800,28 +455,26 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
                             });
                         checksum += partial_checksum(block.data(), r0, nr, part.global, nv);
                     }
-                    w.write_part(d.get(), name, true, r0, wc > 0 ? nr : 0, part.runs(),
+                    w.write_rows(d.get(), name, H5T_NATIVE_DOUBLE, r0, wc > 0 ? nr : 0, part.runs(),
                                  block.data());
                 }
                 MPI_Allreduce(MPI_IN_PLACE, &checksum, 1, MPI_UINT64_T, MPI_SUM, L.world);
-                w.attribute(d.get(), "checksum", H5T_STD_U64LE, &checksum);
+                w.attribute(d.get(), "checksum", checksum);
             };
             distribution("h", st.h, cs[3]);
             if (where.store_b) distribution("b", st.b, cs[4]);
         }
-        const std::int64_t version = kCheckpointFormatVersion, step = st.step, D = grid.dim,
-                           K = where.K_int, store_b = where.store_b ? 1 : 0;
-        w.string_attribute(file.get(), "format", "ugks_checkpoint");
-        w.attribute(file.get(), "format_version", H5T_STD_I64LE, &version);
-        w.attribute(file.get(), "step", H5T_STD_I64LE, &step);
-        w.attribute(file.get(), "time", H5T_IEEE_F64LE, &st.time);
-        w.attribute(file.get(), "velocity_dim", H5T_STD_I64LE, &D);
-        w.attribute(file.get(), "K_int", H5T_STD_I64LE, &K);
-        w.attribute(file.get(), "store_b", H5T_STD_I64LE, &store_b);
-        w.string_attribute(file.get(), "config", config_yaml);
-        w.string_attribute(file.get(), "ugks_version",
+        w.string_attribute(root, "format", "ugks_checkpoint");
+        w.attribute(root, "format_version", std::int64_t{kCheckpointFormatVersion});
+        w.attribute(root, "step", std::int64_t{st.step});
+        w.attribute(root, "time", st.time);
+        w.attribute(root, "velocity_dim", std::int64_t{grid.dim});
+        w.attribute(root, "K_int", std::int64_t{where.K_int});
+        w.attribute(root, "store_b", std::int64_t{where.store_b ? 1 : 0});
+        w.string_attribute(root, "config", config_yaml);
+        w.string_attribute(root, "ugks_version",
                            std::string(version_string) + " (" + git_commit + ")");
-        w.check(file.close() >= 0, "closing '" + tmp + "' failed (file system full?)");
+        w.close();
     }
     // Flush to stable storage, then rename: a crash leaves either the old or the new file.
     on_root_then_agree(L.world, [&] {
@@ -891,16 +544,10 @@ SolverState read_checkpoint(const std::string& path, const CheckpointLayout& whe
     st.time = s.info.time;
     std::uint64_t cs[5] = {0, 0, 0, 0, 0};
     {
-        const QuietHdf5 quiet;
-        Hid file = open_parallel(L.world, path, path, false);
-        Hid dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-        const bool ok = dxpl.valid() && H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE) >= 0;
-        if (!all_ok(L.world, ok))
-            UGKS_INPUT_ERROR("checkpoint '" << path << "': cannot set up collective transfers");
-        const H5Par r{L.world, path, file.get(), dxpl.get()};
+        const H5File r(L.world, path, "checkpoint '" + path + "'", H5File::ReadOnly);
         std::vector<double> blk[3];
         const index_t widths[3] = {5, 3, 6};
-        for (int k = 0; k < 3; ++k) blk[k] = r.read(kStateNames[k], true, r0, nr, {{0, widths[k]}});
+        for (int k = 0; k < 3; ++k) blk[k] = r.read(kStateNames[k], r0, nr, {{0, widths[k]}});
         if (L.q == 0) {
             cs[0] = partial_checksum(blk[0].data(), r0, nr, iota_cols(5), 5);
             cs[1] = partial_checksum(blk[1].data(), r0, nr, iota_cols(3), 3);
@@ -932,7 +579,7 @@ SolverState read_checkpoint(const std::string& path, const CheckpointLayout& whe
                 const index_t k0 = chunks.begin(c), wc = chunks.end(c) - k0;
                 const Columns part = sub_columns(cols, k0, k0 + wc);
                 const std::vector<index_t> at = slot_offsets(part, B, ncl);
-                r.read_part(d.get(), kStateNames[k], true, r0, wc > 0 ? nr : 0, part.runs(), block);
+                r.read_rows(d.get(), kStateNames[k], r0, wc > 0 ? nr : 0, part.runs(), block);
                 if (wc == 0) continue;
                 cs[k] += partial_checksum(block.data(), r0, nr, part.global, nv);
                 from_blocks.move(

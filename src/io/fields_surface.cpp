@@ -1,6 +1,7 @@
 // Wall (surface) output: per-face p, tau, q and coefficients, force and heat totals, written as
 // parallel HDF5 + XDMF and CSV (docs/formulation.md section 9, docs/architecture.md section 8). The
-// file name puts it into ugks_io (src/io/fields*.cpp); the HDF5/XDMF helpers follow fields_io.cpp.
+// file name puts it into ugks_io (src/io/fields*.cpp); it writes through the HDF5 and XDMF helpers
+// of the field output (hdf5_common.hpp, ugks/io/xdmf.hpp).
 #include <hdf5.h>
 #include <mpi.h>
 
@@ -10,13 +11,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <numeric>
 #include <set>
-#include <sstream>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -25,6 +23,7 @@
 #include "ugks/core/version.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/io/surface_io.hpp"
+#include "ugks/io/xdmf.hpp"
 
 namespace ugks {
 namespace {
@@ -38,10 +37,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 double norm(const Vec3& a) { return std::sqrt(dot(a, a)); }
-
-// ---- HDF5 handles (as in fields_io.cpp) ------------------------------------------------------
-
-// ---- MPI helpers -----------------------------------------------------------------------------
 
 // ---- gathered wall faces ---------------------------------------------------------------------
 
@@ -148,94 +143,15 @@ SurfaceTotals sum_faces(const AllFaces& all, const SurfaceReference& ref, Keep&&
 
 // ---- HDF5 writing ----------------------------------------------------------------------------
 
-struct H5Writer {
-    MPI_Comm comm;
-    std::string path;  // the final path, for messages
-    hid_t file;
-    hid_t dxpl;
-
-    /// Agree on success over all ranks; on failure every rank throws the same InputError.
-    void check(bool ok, const std::string& what) const {
-        if (!all_ok(comm, ok))
-            UGKS_INPUT_ERROR("output file '" << path << "': " << what
-                                             << " failed (file system full or not writable?)");
-    }
-
-    Hid group(hid_t loc, const std::string& name) const {
-        Hid g(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-        check(g.valid(), "creating group '" + name + "'");
-        return g;
-    }
-
-    /// Dataset of `n_rows` x `width` (1-D when width == 1); this rank writes rows
-    /// [row0, row0 + n_local) from `buf`, collectively. Returns the open dataset.
-    Hid rows(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type, index_t n_rows,
-             int width, index_t row0, index_t n_local, const void* buf) const {
-        const int rank = width == 1 ? 1 : 2;
-        const hsize_t dims[2] = {static_cast<hsize_t>(n_rows), static_cast<hsize_t>(width)};
-        Hid space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
-        Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-        bool ok = space.valid() && dcpl.valid();
-        if (ok) ok = H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) >= 0;
-        Hid dset;
-        if (ok) {
-            dset = Hid(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT,
-                                  dcpl.get(), H5P_DEFAULT),
-                       H5Dclose);
-            ok = dset.valid();
-        }
-        check(ok, "creating dataset '" + name + "'");
-        // HDF5 rejects transfers on zero-sized datasets; n_rows is global, so all ranks skip.
-        if (n_rows == 0) return dset;
-
-        const hsize_t start[2] = {static_cast<hsize_t>(row0), 0};
-        const hsize_t count[2] = {static_cast<hsize_t>(n_local), static_cast<hsize_t>(width)};
-        Hid mem(H5Screate_simple(rank, count, nullptr), H5Sclose);
-        ok = mem.valid();
-        if (ok && n_local > 0) {
-            ok = H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) >=
-                 0;
-        } else if (ok) {
-            ok = H5Sselect_none(space.get()) >= 0 && H5Sselect_none(mem.get()) >= 0;
-        }
-        static const double dummy = 0.0;  // a non-null buffer for empty selections
-        if (ok)
-            ok = H5Dwrite(dset.get(), mem_type, mem.get(), space.get(), dxpl,
-                          n_local > 0 ? buf : &dummy) >= 0;
-        check(ok, "writing dataset '" + name + "'");
-        return dset;
-    }
-
-    /// Attribute of `count` values (a scalar when count == 0). Every rank writes the same value.
-    void attribute(hid_t loc, const char* name, hid_t type, const void* value,
-                   hsize_t count = 0) const {
-        check(write_attribute(loc, name, type, value, count),
-              std::string("writing attribute '") + name + "'");
-    }
-    void attribute(hid_t loc, const char* name, double value) const {
-        attribute(loc, name, H5T_NATIVE_DOUBLE, &value);
-    }
-    void attribute(hid_t loc, const char* name, const Vec3& value) const {
-        attribute(loc, name, H5T_NATIVE_DOUBLE, value.data(), 3);
-    }
-    void attribute(hid_t loc, const char* name, std::int64_t value) const {
-        attribute(loc, name, H5T_NATIVE_INT64, &value);
-    }
-
-    void string_attribute(hid_t loc, const char* name, const std::string& value) const {
-        check(write_string_attribute(loc, name, value),
-              std::string("writing attribute '") + name + "'");
-    }
-
-    void totals_attributes(hid_t loc, const SurfaceTotals& t) const {
-        attribute(loc, "force", t.force);
-        attribute(loc, "heat", t.heat);
-        attribute(loc, "CD", t.CD);
-        attribute(loc, "CL", t.CL);
-        attribute(loc, "area", t.area);
-        attribute(loc, "face_count", static_cast<std::int64_t>(t.n_faces));
-    }
-};
+/// Force, heat, coefficients, area and face count of `t` as attributes of `loc`.
+void totals_attributes(const H5File& w, hid_t loc, const SurfaceTotals& t) {
+    w.attribute(loc, "force", t.force);
+    w.attribute(loc, "heat", t.heat);
+    w.attribute(loc, "CD", t.CD);
+    w.attribute(loc, "CL", t.CL);
+    w.attribute(loc, "area", t.area);
+    w.attribute(loc, "face_count", static_cast<std::int64_t>(t.n_faces));
+}
 
 /// Per-face arrays in global face order, everything the files hold.
 struct SurfaceData {
@@ -272,33 +188,13 @@ std::vector<std::string> group_names(const std::vector<std::string>& names) {
     return out;
 }
 
-void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm comm, const Mesh& m,
-              const SurfaceData& s, const Meta& meta) {
+void write_h5(const H5File& w, MPI_Comm comm, const Mesh& m, const SurfaceData& s,
+              const Meta& meta) {
     int size = 1, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
     const index_t n = s.faces.size();
-
-    Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    bool ok = fapl.valid() && H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL) >= 0 &&
-              H5Pset_coll_metadata_write(fapl.get(), 1) >= 0 &&
-              // 1.8 object headers: attributes over 64 KiB (long configs) go to dense storage.
-              H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0;
-    if (!all_ok(comm, ok))
-        UGKS_INPUT_ERROR("output file '" << path << "': cannot set up parallel HDF5 access");
-    Hid file(H5Fcreate(tmp_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
-    if (!all_ok(comm, file.valid())) {
-        const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-        UGKS_INPUT_ERROR("output file '" << path << "': cannot create '" << tmp_path
-                                         << "' (is directory '"
-                                         << (parent.empty() ? std::string(".") : parent.string())
-                                         << "' writable?)");
-    }
-    Hid dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-    ok = dxpl.valid() && H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE) >= 0;
-    if (!all_ok(comm, ok))
-        UGKS_INPUT_ERROR("output file '" << path << "': cannot set up collective transfers");
-    const H5Writer w{comm, path, file.get(), dxpl.get()};
+    const hid_t root = w.root();
 
     const BlockLayout blocks{n, size};
     const index_t f0 = blocks.begin(rank), nf = blocks.end(rank) - f0;
@@ -310,15 +206,13 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
     };
     auto write_column = [&](hid_t g, const char* name, int width, auto&& get) {
         const std::vector<double> c = column(width, get);
-        w.rows(g, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, width, f0, nf, c.data());
+        w.write(g, name, Shape::of_width(n, width), f0, nf, c.data());
     };
 
     {
-        Hid g = w.group(file.get(), "faces");
-        w.rows(g.get(), "global_face", H5T_STD_I64LE, H5T_NATIVE_INT64, n, 1, f0, nf,
-               s.faces.id.data() + f0);
-        Hid p = w.rows(g.get(), "patch", H5T_STD_I64LE, H5T_NATIVE_INT64, n, 1, f0, nf,
-                       s.faces.patch.data() + f0);
+        Hid g = w.group(root, "faces");
+        w.write(g.get(), "global_face", Shape{n}, f0, nf, s.faces.id.data() + f0);
+        Hid p = w.write(g.get(), "patch", Shape{n}, f0, nf, s.faces.patch.data() + f0);
         std::string names;
         for (const std::string& name : m.patch_names) names += name + "\n";
         w.string_attribute(p.get(), "patch_names", names);
@@ -329,7 +223,7 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
         write_column(g.get(), "area", 1, [&](index_t i, double* out) { *out = s.faces.area(i); });
     }
     {
-        Hid g = w.group(file.get(), "fields");
+        Hid g = w.group(root, "fields");
         write_column(g.get(), "p", 1, [&](index_t i, double* out) { *out = s.coef[i].p; });
         write_column(g.get(), "tau", 3, [&](index_t i, double* out) {
             std::copy(s.coef[i].tau.begin(), s.coef[i].tau.end(), out);
@@ -340,7 +234,7 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
         write_column(g.get(), "Ch", 1, [&](index_t i, double* out) { *out = s.coef[i].Ch; });
     }
     {
-        Hid g = w.group(file.get(), "mesh");
+        Hid g = w.group(root, "mesh");
         const index_t n_nodes = static_cast<index_t>(s.global_node.size());
         const BlockLayout nodes{n_nodes, size};
         const index_t p0 = nodes.begin(rank), np = nodes.end(rank) - p0;
@@ -349,33 +243,30 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
             const Vec3& x = m.nodes[s.global_node[p0 + i]];
             std::copy(x.begin(), x.end(), xyz.data() + 3 * i);
         }
-        w.rows(g.get(), "nodes", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n_nodes, 3, p0, np, xyz.data());
-        w.rows(g.get(), "global_node", H5T_STD_I64LE, H5T_NATIVE_INT64, n_nodes, 1, p0, np,
-               s.global_node.data() + p0);
+        w.write(g.get(), "nodes", Shape{n_nodes, 3}, p0, np, xyz.data());
+        w.write(g.get(), "global_node", Shape{n_nodes}, p0, np, s.global_node.data() + p0);
         const index_t t0 = s.topo_offset[f0], t1 = s.topo_offset[f0 + nf];
-        Hid t =
-            w.rows(g.get(), "topology", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                   static_cast<index_t>(s.topology.size()), 1, t0, t1 - t0, s.topology.data() + t0);
+        Hid t = w.write(g.get(), "topology", Shape{static_cast<index_t>(s.topology.size())}, t0,
+                        t1 - t0, s.topology.data() + t0);
         w.attribute(t.get(), "cell_count", static_cast<std::int64_t>(n));
     }
     {
-        Hid g = w.group(file.get(), "totals");
-        w.totals_attributes(g.get(), s.total);
+        Hid g = w.group(root, "totals");
+        totals_attributes(w, g.get(), s.total);
         const std::vector<std::string> groups = group_names(meta.patch_names);
         for (std::size_t k = 0; k < groups.size(); ++k) {
             Hid pg = w.group(g.get(), groups[k]);
             w.string_attribute(pg.get(), "name", meta.patch_names[k]);
             w.attribute(pg.get(), "patch", static_cast<std::int64_t>(s.patch_index[k]));
-            w.totals_attributes(pg.get(), s.per_patch[k]);
+            totals_attributes(w, pg.get(), s.per_patch[k]);
         }
     }
 
-    const hid_t root = file.get();
     w.string_attribute(root, "config", meta.config);
     w.attribute(root, "step", static_cast<std::int64_t>(meta.step));
     w.attribute(root, "time", meta.time);
     w.string_attribute(root, "ugks_version", std::string(version_string) + " (" + git_commit + ")");
-    w.totals_attributes(root, s.total);
+    totals_attributes(w, root, s.total);
     const SurfaceReference& ref = meta.ref;
     w.attribute(root, "rho_inf", ref.rho_inf);
     w.attribute(root, "p_inf", ref.p_inf);
@@ -385,58 +276,24 @@ void write_h5(const std::string& tmp_path, const std::string& path, MPI_Comm com
     w.attribute(root, "q_ref", ref.q_ref);
     w.attribute(root, "q_dyn", surface_dynamic_pressure(ref));
     w.attribute(root, "U_ref", surface_reference_speed(ref));
-
-    w.check(file.close() >= 0, "closing the file");
 }
 
 // ---- XDMF and CSV --------------------------------------------------------------------------
 
-void data_item(std::ostream& os, const std::string& dims, const char* number_type,
-               const std::string& h5_name, const std::string& dataset) {
-    os << "        <DataItem Dimensions=\"" << dims << "\" NumberType=\"" << number_type
-       << "\" Precision=\"8\" Format=\"HDF\">" << xml_escape(h5_name) << ":" << xml_escape(dataset)
-       << "</DataItem>\n";
-}
-
 std::string make_xdmf(const std::string& h5_name, const SurfaceData& s, long step, double time) {
-    const index_t n = s.faces.size();
-    const std::string ns = std::to_string(n);
-    std::ostringstream os;
-    os.precision(17);
-    os << "<?xml version=\"1.0\" ?>\n"
-       << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-       << "<Xdmf xmlns:xi=\"http://www.w3.org/2001/XInclude\" Version=\"3.0\">\n"
-       << "  <Domain>\n"
-       << "    <Grid Name=\"surface\" GridType=\"Uniform\">\n"
-       << "      <Time Value=\"" << time << "\"/>\n"
-       << "      <Information Name=\"step\" Value=\"" << step << "\"/>\n"
-       << "      <Topology TopologyType=\"Mixed\" NumberOfElements=\"" << n << "\">\n";
-    data_item(os, std::to_string(s.topology.size()), "Int", h5_name, "/mesh/topology");
-    os << "      </Topology>\n"
-       << "      <Geometry GeometryType=\"XYZ\">\n";
-    data_item(os, std::to_string(s.global_node.size()) + " 3", "Float", h5_name, "/mesh/nodes");
-    os << "      </Geometry>\n";
-    auto attribute = [&](const char* name, bool vector, const char* number_type,
-                         const std::string& dataset) {
-        os << "      <Attribute Name=\"" << name << "\" AttributeType=\""
-           << (vector ? "Vector" : "Scalar") << "\" Center=\"Cell\">\n";
-        data_item(os, vector ? ns + " 3" : ns, number_type, h5_name, dataset);
-        os << "      </Attribute>\n";
-    };
-    attribute("p", false, "Float", "/fields/p");
-    attribute("tau", true, "Float", "/fields/tau");
-    attribute("q", false, "Float", "/fields/q");
-    attribute("Cp", false, "Float", "/fields/Cp");
-    attribute("Cf", false, "Float", "/fields/Cf");
-    attribute("Ch", false, "Float", "/fields/Ch");
-    attribute("normal", true, "Float", "/faces/normal");
-    attribute("area", false, "Float", "/faces/area");
-    attribute("global_face", false, "Int", "/faces/global_face");
-    attribute("patch", false, "Int", "/faces/patch");
-    os << "    </Grid>\n"
-       << "  </Domain>\n"
-       << "</Xdmf>\n";
-    return os.str();
+    XdmfUniformGrid x(h5_name, "surface", s.faces.size(), static_cast<index_t>(s.topology.size()),
+                      static_cast<index_t>(s.global_node.size()), step, time);
+    x.cell_attribute("p", 1, "Float", "/fields/p");
+    x.cell_attribute("tau", 3, "Float", "/fields/tau");
+    x.cell_attribute("q", 1, "Float", "/fields/q");
+    x.cell_attribute("Cp", 1, "Float", "/fields/Cp");
+    x.cell_attribute("Cf", 1, "Float", "/fields/Cf");
+    x.cell_attribute("Ch", 1, "Float", "/fields/Ch");
+    x.cell_attribute("normal", 3, "Float", "/faces/normal");
+    x.cell_attribute("area", 1, "Float", "/faces/area");
+    x.cell_attribute("global_face", 1, "Int", "/faces/global_face");
+    x.cell_attribute("patch", 1, "Int", "/faces/patch");
+    return x.text();
 }
 
 std::string num(double x) {
@@ -492,14 +349,6 @@ std::string make_csv(const SurfaceData& s, const Meta& meta) {
         out += "\n";
     }
     return out;
-}
-
-void check_parent_directory(const std::string& path) {
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-        UGKS_INPUT_ERROR("output file '" << path << "': directory '" << parent.string()
-                                         << "' does not exist");
 }
 
 /// Geometry-free part of the data: the faces' derived values, nodes, topology and totals.
@@ -657,26 +506,8 @@ SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_p
     const SurfaceData s = build_surface(m, gather_faces(comm, faces), meta);
 
     if (!h5_path.empty()) {
-        on_root_then_agree(comm, [&] { check_parent_directory(h5_path); });
-        const std::string tmp_path = h5_path + ".tmp";
-        try {
-            const QuietHdf5 quiet;
-            write_h5(tmp_path, h5_path, comm, m, s, meta);
-        } catch (const InputError&) {
-            if (rank == 0) {
-                std::error_code ec;
-                std::filesystem::remove(tmp_path, ec);
-            }
-            throw;
-        }
+        write_output_h5(comm, h5_path, [&](const H5File& w) { write_h5(w, comm, m, s, meta); });
         on_root_then_agree(comm, [&] {
-            std::error_code ec;
-            std::filesystem::rename(tmp_path, h5_path, ec);
-            if (ec) {
-                std::filesystem::remove(tmp_path, ec);
-                UGKS_INPUT_ERROR("output file '" << h5_path << "': cannot rename '" << tmp_path
-                                                 << "' to it");
-            }
             const std::string h5_name = std::filesystem::path(h5_path).filename().string();
             write_text_atomically(xdmf_path_for(h5_path),
                                   make_xdmf(h5_name, s, meta.step, meta.time));
@@ -684,7 +515,7 @@ SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_p
     }
     if (!csv_path.empty()) {
         on_root_then_agree(comm, [&] {
-            check_parent_directory(csv_path);
+            check_output_directory(csv_path);
             write_text_atomically(csv_path, make_csv(s, meta));
         });
     }

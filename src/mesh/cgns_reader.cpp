@@ -37,27 +37,23 @@ struct LinearType {
 
 // Linear CGNS element types. Their node orders equal Gmsh's (CGNS SIDS 3.3: BAR_2, TRI_3, QUAD_4,
 // TETRA_4, PYRA_5, PENTA_6, HEXA_8 list corners the same way as Gmsh types 1, 2, 3, 4, 7, 6, 5).
+struct CgnsLinear {
+    ElementType type;
+    CellType cell;
+    int dim;
+};
+constexpr CgnsLinear kCgnsLinear[] = {
+    {CGNS_ENUMV(NODE), CellType::Segment, 0},  // a 1D boundary point
+    {CGNS_ENUMV(BAR_2), CellType::Segment, 1},  {CGNS_ENUMV(TRI_3), CellType::Triangle, 2},
+    {CGNS_ENUMV(QUAD_4), CellType::Quad, 2},    {CGNS_ENUMV(TETRA_4), CellType::Tetra, 3},
+    {CGNS_ENUMV(PYRA_5), CellType::Pyramid, 3}, {CGNS_ENUMV(PENTA_6), CellType::Prism, 3},
+    {CGNS_ENUMV(HEXA_8), CellType::Hexa, 3}};
+
 LinearType linear_type(ElementType t) {
-    switch (t) {
-        case CGNS_ENUMV(NODE):
-            return {true, CellType::Segment, 0, 1};  // a 1D boundary point
-        case CGNS_ENUMV(BAR_2):
-            return {true, CellType::Segment, 1, 2};
-        case CGNS_ENUMV(TRI_3):
-            return {true, CellType::Triangle, 2, 3};
-        case CGNS_ENUMV(QUAD_4):
-            return {true, CellType::Quad, 2, 4};
-        case CGNS_ENUMV(TETRA_4):
-            return {true, CellType::Tetra, 3, 4};
-        case CGNS_ENUMV(PYRA_5):
-            return {true, CellType::Pyramid, 3, 5};
-        case CGNS_ENUMV(PENTA_6):
-            return {true, CellType::Prism, 3, 6};
-        case CGNS_ENUMV(HEXA_8):
-            return {true, CellType::Hexa, 3, 8};
-        default:
-            return {};
-    }
+    for (const CgnsLinear& e : kCgnsLinear)
+        if (e.type == t)
+            return {true, e.cell, e.dim, e.dim == 0 ? 1 : cell_type_info(e.cell).n_nodes};
+    return {};
 }
 
 const char* type_name(ElementType t) {
@@ -208,7 +204,7 @@ Mesh read(const std::string& path, double scale) {
             }
             if (k + static_cast<std::size_t>(lt.nodes) > conn.size())
                 f.fail(where + ": connectivity shorter than its element count");
-            index_t v[8];
+            index_t v[kMaxCellTypeNodes];
             for (int i = 0; i < lt.nodes; ++i) {
                 const cgsize_t node = conn[k++];
                 if (node < 1 || node > n_vertex) {

@@ -32,24 +32,27 @@ struct FaceTable {
     int n;
 };
 
+template <std::size_t N>
+constexpr FaceTable table_of(const LocalFace (&faces)[N]) {
+    return {faces, static_cast<int>(N)};
+}
+
+// In CellType order (Segment = 1 ... Pyramid = 7).
+constexpr FaceTable kFaceTables[] = {table_of(kSegmentFaces), table_of(kTriangleFaces),
+                                     table_of(kQuadFaces),    table_of(kTetraFaces),
+                                     table_of(kHexaFaces),    table_of(kPrismFaces),
+                                     table_of(kPyramidFaces)};
+
+/// The row of the cell-type table; an internal error for a value that is no CellType.
+CellTypeInfo checked_info(CellType t) {
+    const CellTypeInfo info = cell_type_info(t);
+    UGKS_REQUIRE(info.n_nodes > 0, "unknown cell type " << static_cast<int>(t));
+    return info;
+}
+
 FaceTable face_table(CellType t) {
-    switch (t) {
-        case CellType::Segment:
-            return {kSegmentFaces, 2};
-        case CellType::Triangle:
-            return {kTriangleFaces, 3};
-        case CellType::Quad:
-            return {kQuadFaces, 4};
-        case CellType::Tetra:
-            return {kTetraFaces, 4};
-        case CellType::Hexa:
-            return {kHexaFaces, 6};
-        case CellType::Prism:
-            return {kPrismFaces, 5};
-        case CellType::Pyramid:
-            return {kPyramidFaces, 5};
-    }
-    UGKS_REQUIRE(false, "unknown cell type " << static_cast<int>(t));
+    checked_info(t);
+    return kFaceTables[static_cast<int>(t) - 1];
 }
 
 Vec3 sub(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
@@ -185,61 +188,11 @@ void cell_geometry(const Mesh& m, index_t c, double& volume, Vec3& centroid) {
 
 }  // namespace
 
-int cell_dimension(CellType t) {
-    switch (t) {
-        case CellType::Segment:
-            return 1;
-        case CellType::Triangle:
-        case CellType::Quad:
-            return 2;
-        case CellType::Tetra:
-        case CellType::Hexa:
-        case CellType::Prism:
-        case CellType::Pyramid:
-            return 3;
-    }
-    UGKS_REQUIRE(false, "unknown cell type " << static_cast<int>(t));
-}
+int cell_dimension(CellType t) { return checked_info(t).dim; }
 
-int cell_num_nodes(CellType t) {
-    switch (t) {
-        case CellType::Segment:
-            return 2;
-        case CellType::Triangle:
-            return 3;
-        case CellType::Quad:
-            return 4;
-        case CellType::Tetra:
-            return 4;
-        case CellType::Hexa:
-            return 8;
-        case CellType::Prism:
-            return 6;
-        case CellType::Pyramid:
-            return 5;
-    }
-    UGKS_REQUIRE(false, "unknown cell type " << static_cast<int>(t));
-}
+int cell_num_nodes(CellType t) { return checked_info(t).n_nodes; }
 
-const char* cell_type_name(CellType t) {
-    switch (t) {
-        case CellType::Segment:
-            return "segment";
-        case CellType::Triangle:
-            return "triangle";
-        case CellType::Quad:
-            return "quad";
-        case CellType::Tetra:
-            return "tetra";
-        case CellType::Hexa:
-            return "hexa";
-        case CellType::Prism:
-            return "prism";
-        case CellType::Pyramid:
-            return "pyramid";
-    }
-    return "unknown";
-}
+const char* cell_type_name(CellType t) { return cell_type_info(t).name; }
 
 int cell_num_faces(CellType t) { return face_table(t).n; }
 

@@ -12,39 +12,6 @@
 
 namespace ugks::detail {
 
-/// Corner count of a linear cell type (own table, so the readers do not depend on mesh.cpp for it).
-inline int reader_cell_nodes(CellType t) {
-    switch (t) {
-        case CellType::Segment:
-            return 2;
-        case CellType::Triangle:
-            return 3;
-        case CellType::Quad:
-            return 4;
-        case CellType::Tetra:
-            return 4;
-        case CellType::Hexa:
-            return 8;
-        case CellType::Prism:
-            return 6;
-        case CellType::Pyramid:
-            return 5;
-    }
-    return 0;
-}
-
-inline int reader_cell_dim(CellType t) {
-    switch (t) {
-        case CellType::Segment:
-            return 1;
-        case CellType::Triangle:
-        case CellType::Quad:
-            return 2;
-        default:
-            return 3;
-    }
-}
-
 /// Raw mesh as read from a file: nodes (possibly unused ones), cells indexing them, tagged boundary
 /// faces.
 struct RawMesh {
@@ -79,7 +46,7 @@ inline double orientation(CellType t, const index_t* c, const std::vector<Vec3>&
             return p(1)[0] - p(0)[0];
         case CellType::Triangle:
         case CellType::Quad: {
-            const int n = reader_cell_nodes(t);
+            const int n = cell_type_info(t).n_nodes;
             double a = 0;
             for (int k = 0; k < n; ++k) {
                 const Vec3& u = p(k);
@@ -92,7 +59,6 @@ inline double orientation(CellType t, const index_t* c, const std::vector<Vec3>&
         case CellType::Prism:
             return det3(sub(p(1), p(0)), sub(p(2), p(0)), sub(p(3), p(0)));
         case CellType::Hexa:
-            return det3(sub(p(1), p(0)), sub(p(3), p(0)), sub(p(4), p(0)));
         case CellType::Pyramid:
             return det3(sub(p(1), p(0)), sub(p(3), p(0)), sub(p(4), p(0)));
     }
@@ -100,33 +66,20 @@ inline double orientation(CellType t, const index_t* c, const std::vector<Vec3>&
 }
 
 /// Mirror the node order of a cell (keeps corner 0), turning a left-handed cell into a right-handed
-/// one.
+/// one: the swaps of local nodes that do it, in CellType order (a pair of -1: none).
+inline constexpr int kMirrorSwaps[][2][2] = {
+    {{0, 1}, {-1, -1}},  // segment
+    {{1, 2}, {-1, -1}},  // triangle
+    {{1, 3}, {-1, -1}},  // quad
+    {{1, 2}, {-1, -1}},  // tetra
+    {{1, 3}, {5, 7}},    // hexa
+    {{1, 2}, {4, 5}},    // prism
+    {{1, 3}, {-1, -1}},  // pyramid
+};
+
 inline void flip_cell(CellType t, index_t* c) {
-    switch (t) {
-        case CellType::Segment:
-            std::swap(c[0], c[1]);
-            break;
-        case CellType::Triangle:
-            std::swap(c[1], c[2]);
-            break;
-        case CellType::Quad:
-            std::swap(c[1], c[3]);
-            break;
-        case CellType::Tetra:
-            std::swap(c[1], c[2]);
-            break;
-        case CellType::Prism:
-            std::swap(c[1], c[2]);
-            std::swap(c[4], c[5]);
-            break;
-        case CellType::Hexa:
-            std::swap(c[1], c[3]);
-            std::swap(c[5], c[7]);
-            break;
-        case CellType::Pyramid:
-            std::swap(c[1], c[3]);
-            break;
-    }
+    for (const auto& s : kMirrorSwaps[static_cast<int>(t) - 1])
+        if (s[0] >= 0) std::swap(c[s[0]], c[s[1]]);
 }
 
 /// Turn a RawMesh into a Mesh: drop nodes no cell uses (renumbering in file order), scale, check

@@ -6,19 +6,13 @@
 #include <vector>
 
 #include "ugks/core/types.hpp"
+#include "ugks/mesh/cell_type.hpp"
 
 namespace ugks {
 
-/// Cell (element) types. Node ordering follows Gmsh/VTK conventions (Gmsh 4.1 types 1,2,3,4,5,6,7).
-enum class CellType : std::int8_t {
-    Segment = 1,
-    Triangle = 2,
-    Quad = 3,
-    Tetra = 4,
-    Hexa = 5,
-    Prism = 6,
-    Pyramid = 7
-};
+// Accessors of the cell-type table (cell_type.hpp). A value that is no CellType is an internal
+// error, except for cell_type_name ("unknown").
+
 /// Topological dimension (1, 2 or 3) of a cell type.
 int cell_dimension(CellType t);
 /// Number of nodes of a cell type (linear elements only).
