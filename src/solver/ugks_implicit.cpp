@@ -21,12 +21,12 @@ void UgksSolver::implicit_ordering() {
     // natural: local cell order; colored: implicit::greedy_colour_order (a colour's relaxations are
     // independent: the parallel form of the sweep, the order of the CUDA backend).
     if (m_setup.time.implicit_ordering != "colored") {
-        m_order.resize(m_no);
-        for (index_t i = 0; i < m_no; ++i) m_order[i] = i;
+        m_order.resize(m_s.no);
+        for (index_t i = 0; i < m_s.no; ++i) m_order[i] = i;
         return;
     }
     std::vector<index_t> offsets;
-    m_order = implicit::greedy_colour_order(m_mesh, m_no, offsets);
+    m_order = implicit::greedy_colour_order(m_mesh, m_s.no, offsets);
 }
 
 double UgksSolver::implicit_dtau(index_t i) const {
@@ -43,22 +43,22 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
     // over the flux step (docs/steady.md section 7.2). Boundary faces and other ranks' cells
     // contribute no increment.
     const double gamma = (m_gas.N + 2.0) / m_gas.N;
-    std::vector<double> rf(m_nf, 0.0);
-    for (index_t f = 0; f < m_nf; ++f) {
+    std::vector<double> rf(m_s.nf, 0.0);
+    for (index_t f = 0; f < m_s.nf; ++f) {
         const index_t L = m_mesh.face_owner[f], R = m_mesh.face_neighbour[f];
         rf[f] = kern::spectral_radius(m_prim[L], m_tau[L], m_prim[R >= 0 ? R : L],
                                       m_tau[R >= 0 ? R : L], R >= 0, &m_s.normal[3 * f],
                                       &m_s.face_dxL[3 * f], &m_s.face_dxR[3 * f], m_dtf[f],
                                       m_gas.N, m_gas.Pr);
     }
-    std::vector<double> diag(m_no);
-    for (index_t i = 0; i < m_no; ++i)
+    std::vector<double> diag(m_s.no);
+    for (index_t i = 0; i < m_s.no; ++i)
         diag[i] = kern::macro_diag(i, m_mesh.cell_face_offsets.data(), m_mesh.cell_faces.data(),
                                    m_mesh.face_area.data(), rf.data(), m_mesh.cell_volume[i],
                                    implicit_dtau(i));
-    dW.assign(5 * static_cast<std::size_t>(m_nc), 0.0);  // ghosts stay zero
+    dW.assign(5 * static_cast<std::size_t>(m_s.nc), 0.0);  // ghosts stay zero
     if (m_setup.time.macro_sweeps == 0) {                // point-implicit only
-        for (index_t i = 0; i < m_no; ++i)
+        for (index_t i = 0; i < m_s.no; ++i)
             for (int e = 0; e < 5; ++e) dW[5 * i + e] = Rm[5 * i + e] / diag[i];
         return;
     }
@@ -66,7 +66,7 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
         // Block CSR matrix (pattern once) + GMRES preconditioned by macro_sweeps block SGS pairs
         // (docs/steady.md section 7.3); inner products summed over comm_x (every velocity rank
         // holds the same W and takes the same steps).
-        if (m_macro_csr.n != m_no) m_macro_csr = implicit::macro_pattern(m_mesh, m_no);
+        if (m_macro_csr.n != m_s.no) m_macro_csr = implicit::macro_pattern(m_mesh, m_s.no);
         implicit::MacroKrylovSettings ks;
         ks.restart = m_setup.time.gmres_restart;
         ks.max_iterations = m_setup.time.gmres_max_iterations;
@@ -77,11 +77,11 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
             MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, comm);
             return v;
         };
-        implicit::macro_gmres(m_mesh, m_no, m_W.data(), rf.data(), diag.data(), Rm.data(),
+        implicit::macro_gmres(m_mesh, m_s.no, m_W.data(), rf.data(), diag.data(), Rm.data(),
                               dW.data(), m_order.data(), gamma, ks, reduce, m_macro_csr);
         return;
     }
-    implicit::macro_sgs(m_mesh, m_no, m_W.data(), rf.data(), diag.data(), Rm.data(), dW.data(),
+    implicit::macro_sgs(m_mesh, m_s.no, m_W.data(), rf.data(), diag.data(), Rm.data(), dW.data(),
                         m_order.data(), m_setup.time.macro_sweeps, gamma);
 }
 
@@ -89,27 +89,27 @@ void UgksSolver::implicit_micro() {
     // Equilibrium and tau of the predicted W^{n+1} (q^n from the moments of f^n).
     compute_prims();
     cell_tables();
-    const int B = m_B;
+    const int B = m_s.B;
     const int D = m_gas.D;
-    std::vector<double> a0(m_no);  // 1/dtau + 1/tau*
-    for (index_t i = 0; i < m_no; ++i) a0[i] = 1.0 / implicit_dtau(i) + 1.0 / m_tau[i];
+    std::vector<double> a0(m_s.no);  // 1/dtau + 1/tau*
+    for (index_t i = 0; i < m_s.no; ++i) a0[i] = 1.0 / implicit_dtau(i) + 1.0 / m_tau[i];
     const int pairs = m_setup.time.micro_sweeps;
     // per block and owned cell: conserved moments of the microscopic residual after the update
-    std::vector<double> Qb(static_cast<std::size_t>(m_nblk) * m_no * 5, 0.0);
+    std::vector<double> Qb(static_cast<std::size_t>(m_s.nblk) * m_s.no * 5, 0.0);
 #pragma omp parallel for schedule(dynamic, 1)
-    for (int m = 0; m < m_nblk; ++m) {
+    for (int m = 0; m < m_s.nblk; ++m) {
         const cpu::BlockVel V = block_vel(m);
-        const std::size_t base = static_cast<std::size_t>(m) * m_nc * B;
+        const std::size_t base = static_cast<std::size_t>(m) * m_s.nc * B;
         double* h = &m_h[base];
-        double* b = m_store_b ? &m_b[base] : nullptr;
+        double* b = m_s.store_b ? &m_b[base] : nullptr;
         // rhs = R_flux + (f+* - f)/tau*: the steady residual with the predicted equilibrium
-        std::vector<double> rhs_h(static_cast<std::size_t>(m_no) * B),
-            rhs_b(b ? static_cast<std::size_t>(m_no) * B : 0);
-        std::vector<double> dh(static_cast<std::size_t>(m_nc) * B, 0.0),
-            db(b ? static_cast<std::size_t>(m_nc) * B : 0, 0.0);
+        std::vector<double> rhs_h(static_cast<std::size_t>(m_s.no) * B),
+            rhs_b(b ? static_cast<std::size_t>(m_s.no) * B : 0);
+        std::vector<double> dh(static_cast<std::size_t>(m_s.nc) * B, 0.0),
+            db(b ? static_cast<std::size_t>(m_s.nc) * B : 0, 0.0);
         phys::detail::with_dim(D, [&](auto Dc) {
             constexpr int DD = decltype(Dc)::value;
-            for (index_t i = 0; i < m_no; ++i) {
+            for (index_t i = 0; i < m_s.no; ++i) {
                 const double it = 1.0 / m_tau[i];
                 const phys::EqConst& C = m_cell_eq[i];
                 for (int v = 0; v < B; ++v) {
@@ -123,15 +123,15 @@ void UgksSolver::implicit_micro() {
             }
         });
         // (1/dtau + 1/tau + (1/V) sum_f S (u.n)^+) df_i - (1/V) sum_f S (u.n)^- df_j = rhs_i
-        implicit::micro_sgs(m_mesh, m_no, B, V.ux, V.uy, V.uz, a0.data(), rhs_h.data(), dh.data(),
+        implicit::micro_sgs(m_mesh, m_s.no, B, V.ux, V.uy, V.uz, a0.data(), rhs_h.data(), dh.data(),
                             b ? rhs_b.data() : nullptr, b ? db.data() : nullptr, m_order.data(),
                             pairs);
-        for (std::size_t k = 0; k < static_cast<std::size_t>(m_no) * B; ++k) {
+        for (std::size_t k = 0; k < static_cast<std::size_t>(m_s.no) * B; ++k) {
             h[k] += dh[k];
             if (b) b[k] += db[k];
         }
         // moments of rhs - df/tau: the residual with f^{n+1}
-        for (index_t i = 0; i < m_no; ++i) {
+        for (index_t i = 0; i < m_s.no; ++i) {
             double q[5] = {0, 0, 0, 0, 0};
             const double it = 1.0 / m_tau[i];
             for (int v = 0; v < B; ++v) {
@@ -141,7 +141,7 @@ void UgksSolver::implicit_micro() {
                 const double u[3] = {V.ux[v], V.uy[v], V.uz[v]};
                 kern::add_conserved_moments(V.w[v], u, rh, rb, q);
             }
-            for (int e = 0; e < 5; ++e) Qb[(static_cast<std::size_t>(m) * m_no + i) * 5 + e] = q[e];
+            for (int e = 0; e < 5; ++e) Qb[(static_cast<std::size_t>(m) * m_s.no + i) * 5 + e] = q[e];
         }
     }
     // Moment-consistency correction (docs/steady.md section 7.4): W += tau (Rm - Q), Q the
@@ -150,16 +150,16 @@ void UgksSolver::implicit_micro() {
     // tau-weighted flux difference) in one step where the macroscopic prediction alone would
     // relax that mismatch at the collision rate (slow at large Kn).
     {
-        std::vector<double> Q(5 * static_cast<std::size_t>(m_no), 0.0);
-        for (int m = 0; m < m_nblk; ++m)  // fixed block order: deterministic sums
+        std::vector<double> Q(5 * static_cast<std::size_t>(m_s.no), 0.0);
+        for (int m = 0; m < m_s.nblk; ++m)  // fixed block order: deterministic sums
             for (std::size_t k = 0; k < Q.size(); ++k)
-                Q[k] += Qb[static_cast<std::size_t>(m) * m_no * 5 + k];
+                Q[k] += Qb[static_cast<std::size_t>(m) * m_s.no * 5 + k];
         {
             ScopedTimer t("mpi_reduction");
             MPI_Allreduce(MPI_IN_PLACE, Q.data(), static_cast<int>(Q.size()), MPI_DOUBLE, MPI_SUM,
                           m_layout.comm_v);
         }
-        for (index_t i = 0; i < m_no; ++i) {
+        for (index_t i = 0; i < m_s.no; ++i) {
             double dc[5];
             for (int e = 0; e < 5; ++e) dc[e] = m_tau[i] * (m_Rm[5 * i + e] - Q[5 * i + e]);
             const double theta = implicit::positive_fraction(2.0 / m_gas.N, &m_W[5 * i], dc);
@@ -169,7 +169,7 @@ void UgksSolver::implicit_micro() {
             double before = 0, after = 0;
             total_mass(before, after);
             const double alpha = before / after;
-            for (index_t i = 0; i < m_no; ++i)
+            for (index_t i = 0; i < m_s.no; ++i)
                 for (int e = 0; e < 5; ++e) m_W[5 * i + e] *= alpha;
         }
         compute_prims();

@@ -55,42 +55,34 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
       m_blocks(blocks),
       m_s(make_solver_static(setup, local, layout, grid, blocks)) {
     m_gas = gas_params(setup, grid.dim);
-    m_dim = m_s.dim;
-    m_B = m_s.B;
-    m_nblk = m_s.nblk;
-    m_first = m_s.first;
-    m_nc = m_s.nc;
-    m_no = m_s.no;
-    m_nf = m_s.nf;
-    m_store_b = m_s.store_b;
     const index_t ns = m_s.ns;
-    for (index_t f = 0; f < m_nf; ++f)
+    for (index_t f = 0; f < m_s.nf; ++f)
         if (m_s.face_kind[f] == kDiffuseWall || m_s.face_kind[f] == kSymmetry)
             m_wall.push_back({f, {0, 0, 0}, 0.0});
     m_sym_h.assign(m_s.nsym * ns, 0.0);
-    if (m_store_b) m_sym_b.assign(m_s.nsym * ns, 0.0);
+    if (m_s.store_b) m_sym_b.assign(m_s.nsym * ns, 0.0);
 
-    m_W.assign(5 * m_nc, 0.0);
-    m_Wold.assign(5 * m_nc, 0.0);
-    m_gradW.assign(15 * m_nc, 0.0);
-    m_q.assign(3 * m_nc, 0.0);
-    m_tau.assign(m_nc, 0.0);
-    m_prim.assign(m_nc, phys::Prim{});
-    m_stress.assign(6 * m_no, 0.0);
-    m_h.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
-    if (m_store_b) m_b.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
-    m_fc.assign(m_nf, phys::FaceCoeffs{});
-    m_Facc.assign(5 * m_nf, 0.0);
-    m_rho_wall.assign(m_nf, 0.0);
-    m_gh.assign(m_setup.numerics.order >= 2 ? 3 * static_cast<std::size_t>(m_B) * m_nc : 0, 0.0);
+    m_W.assign(5 * m_s.nc, 0.0);
+    m_Wold.assign(5 * m_s.nc, 0.0);
+    m_gradW.assign(15 * m_s.nc, 0.0);
+    m_q.assign(3 * m_s.nc, 0.0);
+    m_tau.assign(m_s.nc, 0.0);
+    m_prim.assign(m_s.nc, phys::Prim{});
+    m_stress.assign(6 * m_s.no, 0.0);
+    m_h.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
+    if (m_s.store_b) m_b.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
+    m_fc.assign(m_s.nf, phys::FaceCoeffs{});
+    m_Facc.assign(5 * m_s.nf, 0.0);
+    m_rho_wall.assign(m_s.nf, 0.0);
+    m_gh.assign(m_setup.numerics.order >= 2 ? 3 * static_cast<std::size_t>(m_s.B) * m_s.nc : 0, 0.0);
     m_gb.assign(
-        m_setup.numerics.order >= 2 && m_store_b ? 3 * static_cast<std::size_t>(m_B) * m_nc : 0,
+        m_setup.numerics.order >= 2 && m_s.store_b ? 3 * static_cast<std::size_t>(m_s.B) * m_s.nc : 0,
         0.0);
-    m_phi_h.assign(static_cast<std::size_t>(m_nf) * m_B, 0.0);
-    m_phi_b.assign(m_store_b ? static_cast<std::size_t>(m_nf) * m_B : 0, 0.0);
-    m_Fsum.assign(5 * static_cast<std::size_t>(m_nf), 0.0);
-    m_mom.assign(17 * static_cast<std::size_t>(m_no), 0.0);
-    m_cell_eq.assign(m_no, phys::EqConst{});
+    m_phi_h.assign(static_cast<std::size_t>(m_s.nf) * m_s.B, 0.0);
+    m_phi_b.assign(m_s.store_b ? static_cast<std::size_t>(m_s.nf) * m_s.B : 0, 0.0);
+    m_Fsum.assign(5 * static_cast<std::size_t>(m_s.nf), 0.0);
+    m_mom.assign(17 * static_cast<std::size_t>(m_s.no), 0.0);
+    m_cell_eq.assign(m_s.no, phys::EqConst{});
     // Per boundary condition: the ghost state (far field / inflow) and its Maxwellian.
     const double zero_q[3] = {0, 0, 0};
     for (const auto& bc : setup.boundaries) {
@@ -106,13 +98,13 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     m_halo = HaloExchange(layout.comm_x, local.halo);
     m_local_dt = setup.time.steady();
     if (m_local_dt) {
-        m_dtc.assign(m_nc, 0.0);
-        m_dtf.assign(m_nf, 0.0);
+        m_dtc.assign(m_s.nc, 0.0);
+        m_dtf.assign(m_s.nf, 0.0);
     }
     m_implicit = setup.time.implicit();
     if (m_implicit) {
-        m_res_h.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
-        if (m_store_b) m_res_b.assign(static_cast<std::size_t>(m_nc) * ns, 0.0);
+        m_res_h.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
+        if (m_s.store_b) m_res_b.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
         implicit_ordering();
     }
 }
@@ -120,7 +112,7 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
 UgksSolver::~UgksSolver() = default;
 
 void UgksSolver::initialize() {
-    for (index_t c = 0; c < m_nc; ++c) {
+    for (index_t c = 0; c < m_s.nc; ++c) {
         const InitialState st = initial_state_at(m_setup, m_mesh.cell_centroid[c]);
         phys::Prim p;
         p.rho = st.rho;
@@ -130,17 +122,17 @@ void UgksSolver::initialize() {
     }
     compute_prims();
     const double zero_q[3] = {0, 0, 0};
-    const index_t ns = static_cast<index_t>(m_nblk) * m_B;
+    const index_t ns = static_cast<index_t>(m_s.nblk) * m_s.B;
 #pragma omp parallel for schedule(static)
-    for (index_t c = 0; c < m_nc; ++c) {
-        for (int m = 0; m < m_nblk; ++m) {
-            for (int v = 0; v < m_B; ++v) {
-                const index_t s = static_cast<index_t>(m) * m_B + v;
-                const index_t k = (static_cast<index_t>(m) * m_nc + c) * m_B + v;
+    for (index_t c = 0; c < m_s.nc; ++c) {
+        for (int m = 0; m < m_s.nblk; ++m) {
+            for (int v = 0; v < m_s.B; ++v) {
+                const index_t s = static_cast<index_t>(m) * m_s.B + v;
+                const index_t k = (static_cast<index_t>(m) * m_s.nc + c) * m_s.B + v;
                 double hp, bp;
                 phys::shakhov_equilibrium(m_prim[c], zero_q, m_gas, &m_s.u[3 * s], hp, bp);
                 m_h[k] = hp;
-                if (m_store_b) m_b[k] = bp;
+                if (m_s.store_b) m_b[k] = bp;
             }
         }
     }
@@ -150,7 +142,7 @@ void UgksSolver::initialize() {
         // Closed domain (walls, symmetry planes, periodic faces only): the total mass is an
         // invariant of the transient scheme that local time steps would not keep (docs/steady.md).
         int open = 0;
-        for (index_t f = 0; f < m_nf; ++f)
+        for (index_t f = 0; f < m_s.nf; ++f)
             if (m_s.face_kind[f] == kGhostMaxwellian || m_s.face_kind[f] == kOutflow) open = 1;
         MPI_Allreduce(MPI_IN_PLACE, &open, 1, MPI_INT, MPI_MAX, m_layout.world);
         m_closed = open == 0;
@@ -159,7 +151,7 @@ void UgksSolver::initialize() {
 
 void UgksSolver::total_mass(double& before, double& after) const {
     double m[2] = {0.0, 0.0};
-    for (index_t i = 0; i < m_no; ++i) {
+    for (index_t i = 0; i < m_s.no; ++i) {
         m[0] += m_Wold[5 * i] * m_mesh.cell_volume[i];
         m[1] += m_W[5 * i] * m_mesh.cell_volume[i];
     }
@@ -173,7 +165,7 @@ void UgksSolver::total_mass(double& before, double& after) const {
 double UgksSolver::compute_local_dt() {
     // The rule of compute_dt, per cell: dt_i = CFL * 2 V_i / sum_f S_f s_f,i.
     double dtmin = HUGE_VAL;
-    for (index_t i = 0; i < m_no; ++i) {
+    for (index_t i = 0; i < m_s.no; ++i) {
         m_dtc[i] = m_setup.numerics.cfl * cfl_ratio(i);
         dtmin = std::min(dtmin, m_dtc[i]);
     }
@@ -183,7 +175,7 @@ double UgksSolver::compute_local_dt() {
     }
     // Face step: the smaller of its two cells' steps (a boundary face: its cell's), the same on
     // every rank that holds the face.
-    for (index_t f = 0; f < m_nf; ++f) {
+    for (index_t f = 0; f < m_s.nf; ++f) {
         const index_t L = m_mesh.face_owner[f], R = m_mesh.face_neighbour[f];
         m_dtf[f] = R >= 0 ? std::min(m_dtc[L], m_dtc[R]) : m_dtc[L];
     }
@@ -193,7 +185,7 @@ double UgksSolver::compute_local_dt() {
 
 void UgksSolver::compute_prims() {
 #pragma omp parallel for schedule(static)
-    for (index_t c = 0; c < m_nc; ++c) {
+    for (index_t c = 0; c < m_s.nc; ++c) {
         m_prim[c] = phys::cons_to_prim(&m_W[5 * c], m_gas.N);
         m_tau[c] = phys::relaxation_time(m_prim[c], m_gas);
     }
@@ -201,13 +193,13 @@ void UgksSolver::compute_prims() {
 
 void UgksSolver::cell_tables() {
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < m_no; ++i) {
+    for (index_t i = 0; i < m_s.no; ++i) {
         m_cell_eq[i] = phys::eq_const(m_prim[i], &m_q[3 * i], m_gas);
     }
 }
 
 cpu::BlockVel UgksSolver::block_vel(int m) const {
-    const index_t s0 = static_cast<index_t>(m) * m_B;
+    const index_t s0 = static_cast<index_t>(m) * m_s.B;
     return {m_s.ux.data() + s0, m_s.uy.data() + s0, m_s.uz.data() + s0, m_s.w.data() + s0};
 }
 
@@ -219,7 +211,7 @@ double UgksSolver::cfl_ratio(index_t i) const {
 
 double UgksSolver::compute_dt() const {
     double ratio = HUGE_VAL;
-    for (index_t i = 0; i < m_no; ++i) ratio = std::min(ratio, cfl_ratio(i));
+    for (index_t i = 0; i < m_s.no; ++i) ratio = std::min(ratio, cfl_ratio(i));
     double dt = m_setup.numerics.cfl * ratio;
     MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MIN, m_layout.world);
     if (m_setup.time.end_time > 0) dt = std::min(dt, m_setup.time.end_time - m_time);
@@ -230,7 +222,7 @@ void UgksSolver::gradients_W() {
     std::fill(m_gradW.begin(), m_gradW.end(), 0.0);
     if (m_setup.numerics.order < 2) return;
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < m_no; ++i)
+    for (index_t i = 0; i < m_s.no; ++i)
         kern::gradient_W_cell(i, m_W.data(), m_s.lsq_off.data(), m_s.lsq_nbr.data(),
                               m_s.lsq.data(), m_s.slot_dx.data(), m_s.limiter, m_s.kd3[i],
                               &m_gradW[15 * i]);
@@ -239,7 +231,7 @@ void UgksSolver::gradients_W() {
 
 void UgksSolver::face_precompute(double dt) {
 #pragma omp parallel for schedule(dynamic, 64)
-    for (index_t f = 0; f < m_nf; ++f) {
+    for (index_t f = 0; f < m_s.nf; ++f) {
         const int kind = m_s.face_kind[f];
         if (is_kinetic_boundary(kind)) continue;
         const int bc = m_s.face_bc[f];
@@ -253,7 +245,7 @@ void UgksSolver::face_precompute(double dt) {
 }
 
 void UgksSolver::wall_densities() {
-    const index_t ns = static_cast<index_t>(m_nblk) * m_B;
+    const index_t ns = static_cast<index_t>(m_s.nblk) * m_s.B;
     // Diffuse walls (decision U7): incident mass flux from cell values at t^n, reduced over C_v.
     std::vector<double> sums(2 * m_wall.size(), 0.0);
     for (std::size_t iw = 0; iw < m_wall.size(); ++iw) {
@@ -263,12 +255,12 @@ void UgksSolver::wall_densities() {
         const auto& n = m_mesh.face_normal[f];
         if (B.type == "symmetry") {
             const index_t row = m_s.sym_index[f];
-            for (int m = 0; m < m_nblk; ++m)
-                for (int v = 0; v < m_B; ++v) {
-                    const index_t s = static_cast<index_t>(m) * m_B + v;
-                    const index_t k = (static_cast<index_t>(m) * m_nc + i) * m_B + v;
+            for (int m = 0; m < m_s.nblk; ++m)
+                for (int v = 0; v < m_s.B; ++v) {
+                    const index_t s = static_cast<index_t>(m) * m_s.B + v;
+                    const index_t k = (static_cast<index_t>(m) * m_s.nc + i) * m_s.B + v;
                     m_sym_h[row * ns + s] = m_h[k];
-                    if (m_store_b) m_sym_b[row * ns + s] = m_b[k];
+                    if (m_s.store_b) m_sym_b[row * ns + s] = m_b[k];
                 }
             continue;
         }
@@ -276,13 +268,13 @@ void UgksSolver::wall_densities() {
         double num = 0.0, den = 0.0;
         phys::detail::with_dim(m_gas.D, [&](auto Dc) {
             constexpr int D = decltype(Dc)::value;
-            for (int m = 0; m < m_nblk; ++m)
-                for (int v = 0; v < m_B; ++v) {
-                    const index_t s = static_cast<index_t>(m) * m_B + v;
+            for (int m = 0; m < m_s.nblk; ++m)
+                for (int v = 0; v < m_s.B; ++v) {
+                    const index_t s = static_cast<index_t>(m) * m_s.B + v;
                     const double* u = &m_s.u[3 * s];
                     kern::wall_density_terms<D>(
                         unit, m_s.w[s], u, dot3(u, n.data()),
-                        m_h[(static_cast<index_t>(m) * m_nc + i) * m_B + v], num, den);
+                        m_h[(static_cast<index_t>(m) * m_s.nc + i) * m_s.B + v], num, den);
                 }
         });
         sums[2 * iw] = num;
@@ -299,10 +291,10 @@ void UgksSolver::wall_densities() {
 }
 
 void UgksSolver::gradient_block(const double* f, double* grad) const {
-    const int B = m_B;
+    const int B = m_s.B;
     const int kind = m_s.limiter;
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < m_no; ++i) {
+    for (index_t i = 0; i < m_s.no; ++i) {
         const index_t slot = m_s.lsq_off[i];
         const int nf = static_cast<int>(m_s.lsq_off[i + 1] - slot);
         const index_t* nbr = &m_s.lsq_nbr[slot];
@@ -321,8 +313,8 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
 }
 
 void UgksSolver::sweep(double dt) {
-    const int B = m_B;
-    const index_t ns = static_cast<index_t>(m_nblk) * B;
+    const int B = m_s.B;
+    const index_t ns = static_cast<index_t>(m_s.nblk) * B;
     const bool second = m_setup.numerics.order >= 2;
     std::fill(m_Facc.begin(), m_Facc.end(), 0.0);
     std::vector<double>& gh = m_gh;
@@ -330,9 +322,9 @@ void UgksSolver::sweep(double dt) {
     std::vector<double>& phi_h = m_phi_h;
     std::vector<double>& phi_b = m_phi_b;
 
-    for (int m = 0; m < m_nblk; ++m) {
-        double* h = &m_h[static_cast<std::size_t>(m) * m_nc * B];
-        double* b = m_store_b ? &m_b[static_cast<std::size_t>(m) * m_nc * B] : nullptr;
+    for (int m = 0; m < m_s.nblk; ++m) {
+        double* h = &m_h[static_cast<std::size_t>(m) * m_s.nc * B];
+        double* b = m_s.store_b ? &m_b[static_cast<std::size_t>(m) * m_s.nc * B] : nullptr;
         const index_t s0 = static_cast<index_t>(m) * B;
         {
             ScopedTimer t("mpi_halo");
@@ -352,13 +344,13 @@ void UgksSolver::sweep(double dt) {
         // flux.
         timers().start("flux");
         const cpu::BlockVel V = block_vel(m);
-        dispatch_dsb(m_gas.D, m_store_b, [&](auto Dc, auto SBc) {
+        dispatch_dsb(m_gas.D, m_s.store_b, [&](auto Dc, auto SBc) {
             constexpr int D = decltype(Dc)::value;
             constexpr bool SB = decltype(SBc)::value;
             auto interior =
                 second ? &cpu::flux_interior<D, SB, true> : &cpu::flux_interior<D, SB, false>;
 #pragma omp parallel for schedule(dynamic, 32)
-            for (index_t f = 0; f < m_nf; ++f) {
+            for (index_t f = 0; f < m_s.nf; ++f) {
                 const index_t L = m_mesh.face_owner[f];
                 const index_t R = m_mesh.face_neighbour[f];
                 const double* n = &m_s.normal[3 * f];
@@ -457,7 +449,7 @@ void UgksSolver::sweep(double dt) {
         // f^n)/tau^n.
         ScopedTimer t("update");
 #pragma omp parallel for schedule(static)
-        for (index_t i = 0; i < m_no; ++i) {
+        for (index_t i = 0; i < m_s.no; ++i) {
             double rbuf[2 * 1024];
             double* rh = rbuf;
             double* rb = rh + B;
@@ -476,14 +468,14 @@ void UgksSolver::sweep(double dt) {
                 // implicit steady iteration: keep the flux residual rate for implicit_micro
                 // (rh was accumulated with the factor dt_i / dt_f: divide by dt_i)
                 const double sc = -invV / m_dtc[i];
-                const std::size_t k = (static_cast<std::size_t>(m) * m_nc + i) * B;
+                const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * B;
                 for (int v = 0; v < B; ++v) m_res_h[k + v] = sc * rh[v];
                 if (b)
                     for (int v = 0; v < B; ++v) m_res_b[k + v] = sc * rb[v];
                 continue;
             }
             const double c = 0.5 * (m_local_dt ? m_dtc[i] : dt) / m_tau[i];
-            dispatch_dsb(m_gas.D, m_store_b, [&](auto Dc, auto SBc) {
+            dispatch_dsb(m_gas.D, m_s.store_b, [&](auto Dc, auto SBc) {
                 cpu::stage1_cell<decltype(Dc)::value, decltype(SBc)::value>(
                     B, m_cell_eq[i], V, h + B * i, b ? b + B * i : nullptr, rh, rb, invV, c);
             });
@@ -497,7 +489,7 @@ void UgksSolver::sweep(double dt) {
 void UgksSolver::macro_update(double dt, StepResult& r) {
     m_Wold = m_W;
     std::vector<double>& F = m_Fsum;  // the face fluxes (the wall data below)
-    for (index_t f = 0; f < m_nf; ++f) {
+    for (index_t f = 0; f < m_s.nf; ++f) {
         const bool kinetic = is_kinetic_boundary(m_s.face_kind[f]);
         for (int e = 0; e < 5; ++e)
             F[5 * f + e] = m_Facc[5 * f + e] + (kinetic ? 0.0 : m_fc[f].F[e]);
@@ -507,8 +499,8 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     if (m_implicit) {
         // Steady residual rates (the same face rates and sums as below, divided by dt_i), then
         // the implicit macroscopic prediction (docs/steady.md section 7).
-        Rm.assign(5 * static_cast<std::size_t>(m_no), 0.0);
-        for (index_t i = 0; i < m_no; ++i) {
+        Rm.assign(5 * static_cast<std::size_t>(m_s.no), 0.0);
+        for (index_t i = 0; i < m_s.no; ++i) {
             double dW[5];
             kern::cell_flux_sum(i, m_mesh.cell_face_offsets.data(), m_mesh.cell_faces.data(),
                                 m_mesh.face_owner.data(), m_mesh.face_area.data(),
@@ -519,7 +511,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         implicit_macro(Rm, dWi);
         m_Rm = Rm;
     }
-    for (index_t i = 0; i < m_no && m_implicit; ++i) {
+    for (index_t i = 0; i < m_s.no && m_implicit; ++i) {
         // Positivity: scale the cell's increment down (halving) until rho and p keep at least
         // half their values (docs/steady.md section 7.2); at convergence dW -> 0 and it is
         // inactive.
@@ -531,7 +523,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         }
         mom_scale += kern::momentum_scale(&m_W[5 * i], m_gas.N);
     }
-    for (index_t i = 0; i < m_no && !m_implicit; ++i) {
+    for (index_t i = 0; i < m_s.no && !m_implicit; ++i) {
         double dW[5];
         kern::cell_flux_sum(i, m_mesh.cell_face_offsets.data(), m_mesh.cell_faces.data(),
                             m_mesh.face_owner.data(), m_mesh.face_area.data(), m_s.face_kind.data(),
@@ -552,11 +544,11 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     }
     const double parts[7] = {res[0],  res[1] + res[2] + res[3], res[4],
                              absW[0], mom_scale,                absW[4],
-                             static_cast<double>(m_no)};
+                             static_cast<double>(m_s.no)};
     residual_norms(m_layout, parts, r);
     // Failure check: non-finite W or non-positive density / temperature.
     index_t bad = -1;
-    for (index_t i = 0; i < m_no && bad < 0; ++i)
+    for (index_t i = 0; i < m_s.no && bad < 0; ++i)
         if (!kern::cell_state_ok(&m_W[5 * i], m_gas.N)) bad = i;
     const std::string msg =
         bad < 0 ? std::string()
@@ -575,39 +567,39 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         double before = 0, after = 0;
         total_mass(before, after);
         const double alpha = before / after;
-        for (index_t i = 0; i < m_no; ++i) {
+        for (index_t i = 0; i < m_s.no; ++i) {
             for (int e = 0; e < 5; ++e) m_W[5 * i + e] *= alpha;
             for (int d = 0; d < 3; ++d) m_q[3 * i + d] *= alpha;
         }
 #pragma omp parallel for schedule(static)
-        for (index_t i = 0; i < m_no; ++i)
-            for (int m = 0; m < m_nblk; ++m) {
-                const std::size_t k = (static_cast<std::size_t>(m) * m_nc + i) * m_B;
-                for (int v = 0; v < m_B; ++v) m_h[k + v] *= alpha;
-                if (m_store_b)
-                    for (int v = 0; v < m_B; ++v) m_b[k + v] *= alpha;
+        for (index_t i = 0; i < m_s.no; ++i)
+            for (int m = 0; m < m_s.nblk; ++m) {
+                const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * m_s.B;
+                for (int v = 0; v < m_s.B; ++v) m_h[k + v] *= alpha;
+                if (m_s.store_b)
+                    for (int v = 0; v < m_s.B; ++v) m_b[k + v] *= alpha;
             }
     }
 }
 
 void UgksSolver::stage2_and_moments(double dt) {
     // dt < 0: moments only (initialization).
-    const int B = m_B;
+    const int B = m_s.B;
     std::vector<double>& mom = m_mom;
     if (dt > 0) {
         compute_prims();
         cell_tables();
     }
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < m_no; ++i) {
+    for (index_t i = 0; i < m_s.no; ++i) {
         double M[17] = {0};
         const double c = dt > 0 ? 0.5 * (m_local_dt ? m_dtc[i] : dt) / m_tau[i] : 0.0;
-        dispatch_dsb(m_gas.D, m_store_b, [&](auto Dc, auto SBc) {
+        dispatch_dsb(m_gas.D, m_s.store_b, [&](auto Dc, auto SBc) {
             constexpr int D = decltype(Dc)::value;
             constexpr bool SB = decltype(SBc)::value;
-            for (int m = 0; m < m_nblk; ++m) {
-                double* h = &m_h[(static_cast<std::size_t>(m) * m_nc + i) * B];
-                double* b = SB ? &m_b[(static_cast<std::size_t>(m) * m_nc + i) * B] : nullptr;
+            for (int m = 0; m < m_s.nblk; ++m) {
+                double* h = &m_h[(static_cast<std::size_t>(m) * m_s.nc + i) * B];
+                double* b = SB ? &m_b[(static_cast<std::size_t>(m) * m_s.nc + i) * B] : nullptr;
                 const cpu::BlockVel V = block_vel(m);
                 if (dt > 0)
                     cpu::stage2_cell<D, SB, true>(B, m_cell_eq[i], V, h, b, c, M);
@@ -622,7 +614,7 @@ void UgksSolver::stage2_and_moments(double dt) {
         MPI_Allreduce(MPI_IN_PLACE, mom.data(), static_cast<int>(mom.size()), MPI_DOUBLE, MPI_SUM,
                       m_layout.comm_v);
     }
-    for (index_t i = 0; i < m_no; ++i)
+    for (index_t i = 0; i < m_s.no; ++i)
         q_stress_from_raw(&mom[17 * i], m_prim[i], m_gas.D, &m_q[3 * i], &m_stress[6 * i]);
 }
 
@@ -665,13 +657,13 @@ StepResult UgksSolver::step() {
 }
 
 std::vector<CellField> UgksSolver::fields() const {
-    return cell_output_fields(m_no, m_W.data(), m_q.data(), m_stress, m_gas.N, m_gas.omega,
+    return cell_output_fields(m_s.no, m_W.data(), m_q.data(), m_stress, m_gas.N, m_gas.omega,
                               m_setup.gas.Kn);
 }
 
 std::array<double, 5> UgksSolver::totals() const {
     std::array<double, 5> t{0, 0, 0, 0, 0};
-    for (index_t i = 0; i < m_no; ++i)
+    for (index_t i = 0; i < m_s.no; ++i)
         for (int e = 0; e < 5; ++e) t[e] += m_W[5 * i + e] * m_mesh.cell_volume[i];
     MPI_Allreduce(MPI_IN_PLACE, t.data(), 5, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
     return t;
@@ -682,15 +674,7 @@ std::array<double, 5> UgksSolver::totals() const {
 namespace ugks {
 
 SolverState UgksSolver::state_export() const {
-    SolverState s;
-    s.step = m_step;
-    s.time = m_time;
-    s.W = m_W;
-    s.q = m_q;
-    s.stress = m_stress;
-    s.h = m_h;
-    s.b = m_b;
-    return s;
+    return SolverState{m_step, m_time, m_W, m_q, m_stress, m_h, m_b};
 }
 
 void UgksSolver::state_import(const SolverState& s) {

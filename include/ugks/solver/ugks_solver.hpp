@@ -116,12 +116,6 @@ private:
     const PhaseSpaceLayout& m_layout;
     const VelocityBlocks& m_blocks;
     phys::GasParams m_gas;
-    int m_dim = 1;    ///< mesh dimension
-    int m_B = 0;      ///< block size
-    int m_nblk = 0;   ///< local blocks
-    int m_first = 0;  ///< first local block (global index)
-    index_t m_nc = 0, m_no = 0, m_nf = 0;
-    bool m_store_b = false;
     SolverStatic m_s;  ///< velocity tables, face kinds, LSQ data, geometric vectors
     std::vector<phys::EqConst> m_cell_eq;  ///< per owned cell: equilibrium constants
     std::vector<std::array<double, 5>> m_bc_W;  ///< per boundary condition: W of its state

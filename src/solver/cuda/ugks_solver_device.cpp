@@ -439,36 +439,39 @@ DeviceMemoryReport UgksSolverDevice::memory_report() const {
 
 namespace ugks {
 
+namespace {
+/// fn(device array, host vector) for every array of the resumable state (b only when stored).
+template <class Impl, class State, class Fn>
+void for_state_arrays(Impl& I, State& s, Fn&& fn) {
+    fn(I.d_W, s.W);
+    fn(I.d_q, s.q);
+    fn(I.d_stress, s.stress);
+    fn(I.d_h, s.h);
+    if (I.S.store_b) fn(I.d_b, s.b);
+}
+}  // namespace
+
 SolverState UgksSolverDevice::state_export() const {
     const Impl& I = *m;
     UGKS_CUDA_CHECK(cudaDeviceSynchronize());
     SolverState s;
     s.step = I.step_no;
     s.time = I.time;
-    I.d_W.copy_to(s.W);
-    I.d_q.copy_to(s.q);
-    I.d_stress.copy_to(s.stress);
-    I.d_h.copy_to(s.h);
-    if (I.S.store_b) I.d_b.copy_to(s.b);
+    for_state_arrays(I, s, [](const auto& d, std::vector<double>& h) { d.copy_to(h); });
     return s;
 }
 
 void UgksSolverDevice::state_import(const SolverState& s) {
     Impl& I = *m;
     UGKS_CUDA_CHECK(cudaDeviceSynchronize());
-    const std::size_t nb = I.S.store_b ? static_cast<std::size_t>(I.d_b.size()) : 0;
-    UGKS_REQUIRE(s.W.size() == static_cast<std::size_t>(I.d_W.size()) &&
-                     s.q.size() == static_cast<std::size_t>(I.d_q.size()) &&
-                     s.stress.size() == static_cast<std::size_t>(I.d_stress.size()) &&
-                     s.h.size() == static_cast<std::size_t>(I.d_h.size()) && s.b.size() == nb,
-                 "state_import: state sizes do not match this solver");
+    bool sizes_match = s.b.size() == (I.S.store_b ? static_cast<std::size_t>(I.d_b.size()) : 0);
+    for_state_arrays(I, s, [&](const auto& d, const std::vector<double>& h) {
+        sizes_match = sizes_match && h.size() == static_cast<std::size_t>(d.size());
+    });
+    UGKS_REQUIRE(sizes_match, "state_import: state sizes do not match this solver");
     I.step_no = s.step;
     I.time = s.time;
-    I.d_W.copy_from(s.W);
-    I.d_q.copy_from(s.q);
-    I.d_stress.copy_from(s.stress);
-    I.d_h.copy_from(s.h);
-    if (I.S.store_b) I.d_b.copy_from(s.b);
+    for_state_arrays(I, s, [](auto& d, const std::vector<double>& h) { d.copy_from(h); });
     I.compute_prims();
     I.sync(I.compute, "state_import");
 }
