@@ -34,7 +34,69 @@
 #endif
 
 namespace ugks {
+
+int exit_code(RunOutcome outcome) {
+    switch (outcome) {
+        case RunOutcome::Success:
+            return kExitSuccess;
+        case RunOutcome::BadInput:
+            return kExitInput;
+        case RunOutcome::NumericalFailure:
+            return kExitNumerical;
+        case RunOutcome::StoppedBySignal:
+            return kExitSignal;
+        case RunOutcome::Failure:
+            break;
+    }
+    return kExitFailure;
+}
+
 namespace {
+
+/// What the run measured before it read anything: wall-clock start and resident set.
+struct RunStart {
+    std::chrono::steady_clock::time_point time;
+    ProcessMemory rss;
+};
+
+/// The outcome of body(); an exception it throws is reported (once, by rank 0, on stderr) and
+/// becomes the outcome of its class: InputError bad input, NumericalError numerical failure,
+/// anything else failure.
+template <class Body>
+RunOutcome guarded(Body&& body) {
+    try {
+        return body();
+    } catch (const InputError& e) {
+        log::error("ugks_solver: input error: {}", e.what());
+        return RunOutcome::BadInput;
+    } catch (const NumericalError& e) {
+        log::error("ugks_solver: numerical failure: {}", e.what());
+        return RunOutcome::NumericalFailure;
+    } catch (const std::exception& e) {
+        log::error("ugks_solver: error: {}", e.what());
+        return RunOutcome::Failure;
+    }
+}
+
+/// The start of a run: wall clock and resident set before anything is read, the "total" and
+/// "setup" timers (build_problem stops "setup").
+RunStart begin_run() {
+    RunStart start{std::chrono::steady_clock::now(), process_memory()};
+    timers().start("total");
+    timers().start("setup");
+    return start;
+}
+
+/// The case file with the --set overrides, read once for both modes (every rank reads it; errors
+/// agree).
+Config load_case(const CommandLine& cl) {
+    Config cfg;
+    run_collective(MPI_COMM_WORLD, [&] {
+        cfg = Config::from_file(cl.case_file);
+        for (const auto& o : cl.overrides) cfg.apply_override(o);
+    });
+    return cfg;
+}
 
 /// The solver of the time loop: the device solver in CUDA builds, the CPU solver otherwise.
 #if defined(UGKS_USE_CUDA)
@@ -275,19 +337,16 @@ std::vector<SurfaceFace> wall_faces(const Solver& solver, const LocalMesh& local
     return out;
 }
 
-}  // namespace
-
-int run_case(const CommandLine& cl) {
-    if (is_overset_case(cl)) return run_overset_case(cl);  // mode: overset (overset_driver.cpp)
-    const auto t_start = std::chrono::steady_clock::now();
-    const ProcessMemory rss_start = process_memory();  // before the mesh is read
-    timers().start("total");
+/// Mode ugks: case sections, mesh, velocity space, decomposition, estimates, (without --check) the
+/// time loop and the outputs.
+RunOutcome run_ugks_case(const CommandLine& cl, Config cfg, const RunStart& start) {
+    const auto t_start = start.time;
+    const ProcessMemory rss_start = start.rss;  // before the mesh is read
     MPI_Comm world = MPI_COMM_WORLD;
     int world_rank = 0, world_size = 1;
     MPI_Comm_rank(world, &world_rank);
     MPI_Comm_size(world, &world_size);
 
-    Config cfg;
     CaseSetup setup;
     Mesh mesh;
     VelocityGrid vel;
@@ -295,16 +354,13 @@ int run_case(const CommandLine& cl) {
     PhaseSpaceLayout layout;
     std::vector<int> part;
     LocalMesh local;
-    int code = kExitSuccess;
+    RunOutcome outcome = RunOutcome::Success;
     if (!cl.check) install_stop_handlers();
-    try {
+    {
         // Phase 1: case file, mesh, velocity space. Every rank reads the same inputs, so errors
         // agree; the collective check below also covers errors seen by only some ranks (e.g. a file
         // system hiccup).
-        timers().start("setup");
         run_collective(world, [&] {
-            cfg = Config::from_file(cl.case_file);
-            for (const auto& o : cl.overrides) cfg.apply_override(o);
             parse_case_sections(cfg, setup);
             mesh = load_mesh(setup.mesh_config);
             parse_velocity_section(cfg, setup, mesh.dim);
@@ -444,7 +500,7 @@ int run_case(const CommandLine& cl) {
         if (cl.check) {
             log::info("check passed: nothing written");
             free_layout(layout);
-            return kExitSuccess;
+            return RunOutcome::Success;
         }
 
         // Phase 3: outputs. Only the velocity group q = 0 writes fields (W is replicated over
@@ -743,23 +799,26 @@ int run_case(const CommandLine& cl) {
         if (stop_signal) {
             log::error("ugks_solver: stopped by {} after step {}; continue with --restart latest",
                        signal_name(stop_signal), solver.step_count());
-            code = kExitSignal;
+            outcome = RunOutcome::StoppedBySignal;
         }
         free_layout(layout);
-    } catch (const InputError& e) {
-        log::error("ugks_solver: input error: {}", e.what());
-        code = kExitInput;
-    } catch (const NumericalError& e) {
-        log::error("ugks_solver: numerical failure: {}", e.what());
-        code = kExitNumerical;
-    } catch (const std::exception& e) {
-        log::error("ugks_solver: error: {}", e.what());
-        code = kExitFailure;
     }
+    return outcome;
+}
+
+}  // namespace
+
+int run_case(const CommandLine& cl) {
+    const RunOutcome outcome = guarded([&] {
+        const RunStart start = begin_run();
+        Config cfg = load_case(cl);
+        if (is_overset_case(cfg)) return run_overset_case(cl, cfg);  // overset_driver.cpp
+        return run_ugks_case(cl, std::move(cfg), start);
+    });
     // Every rank leaves together, after rank 0 has written summary.json (callers may read it at
     // once).
-    MPI_Barrier(world);
-    return code;
+    MPI_Barrier(MPI_COMM_WORLD);
+    return exit_code(outcome);
 }
 
 }  // namespace ugks
