@@ -8,7 +8,6 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <utility>
 
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
@@ -18,6 +17,16 @@
 #include "ugks/overset/distributed.hpp"
 #include "ugks/overset/overset.hpp"
 #include "ugks/parallel/layout.hpp"
+
+namespace ugks::overset {
+// summary.json: the counts and the phase times of an assembly under their member names
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AssemblyCounts, nodes, active_nodes, inactive_nodes, cells,
+                                   active_cells, fringe_cells, hole_cells, receptors, orphans,
+                                   islands_removed, hole_cut)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AssemblyTimes, motion, wall_tree_build, wall_query,
+                                   donor_tree_build, donor_query, hole_cut, classification,
+                                   donor_stencils, transfers, mpi)
+}  // namespace ugks::overset
 
 namespace ugks {
 
@@ -30,40 +39,6 @@ namespace {
 
 using overset::AssemblyCounts;
 using overset::AssemblyTimes;
-
-/// The members of the assembly counts and times with their names in summary.json.
-template <class T, class V>
-using Members = std::pair<const char*, V T::*>;
-const Members<AssemblyCounts, index_t> kCounts[] = {
-    {"nodes", &AssemblyCounts::nodes},
-    {"active_nodes", &AssemblyCounts::active_nodes},
-    {"inactive_nodes", &AssemblyCounts::inactive_nodes},
-    {"cells", &AssemblyCounts::cells},
-    {"active_cells", &AssemblyCounts::active_cells},
-    {"fringe_cells", &AssemblyCounts::fringe_cells},
-    {"hole_cells", &AssemblyCounts::hole_cells},
-    {"receptors", &AssemblyCounts::receptors},
-    {"orphans", &AssemblyCounts::orphans},
-    {"islands_removed", &AssemblyCounts::islands_removed},
-    {"hole_cut", &AssemblyCounts::hole_cut}};
-const Members<AssemblyTimes, double> kPhases[] = {
-    {"motion", &AssemblyTimes::motion},
-    {"wall_tree_build", &AssemblyTimes::wall_tree_build},
-    {"wall_query", &AssemblyTimes::wall_query},
-    {"donor_tree_build", &AssemblyTimes::donor_tree_build},
-    {"donor_query", &AssemblyTimes::donor_query},
-    {"hole_cut", &AssemblyTimes::hole_cut},
-    {"classification", &AssemblyTimes::classification},
-    {"donor_stencils", &AssemblyTimes::donor_stencils},
-    {"transfers", &AssemblyTimes::transfers},
-    {"mpi", &AssemblyTimes::mpi}};
-
-template <class T, class V, std::size_t N>
-nlohmann::json members_json(const T& v, const Members<T, V> (&members)[N]) {
-    nlohmann::json j = nlohmann::json::object();
-    for (const auto& m : members) j[m.first] = v.*m.second;
-    return j;
-}
 
 const char* motion_name(const overset::Motion& m) {
     switch (m.type) {
@@ -190,8 +165,8 @@ void assembly_step(OversetRun& run, long s, OversetRecord& rec) {
         });
         rec.io_s += seconds_since(t0);
     }
-    for (const auto& phase : kPhases) rec.total.*phase.second += tm.*phase.second;
-    nlohmann::json js = members_json(rec.last, kCounts);
+    rec.total += tm;
+    nlohmann::json js = rec.last;
     js["step"] = s;
     js["time"] = t;
     js["assembly_seconds"] = tm.total();
@@ -261,10 +236,10 @@ void write_overset_summary(const OversetRun& run, const OversetRecord& rec,
         j["dt"] = oc.dt;
         j["final_time"] = static_cast<double>(oc.steps) * oc.dt;
         j["grids"] = grids_json(run.sys);
-        j["counts"] = members_json(rec.last, kCounts);
+        j["counts"] = rec.last;
         j["max_orphans_over_steps"] = rec.max_orphans;
         j["orphans"] = orphans_json(run.sys);
-        nlohmann::json tj = members_json(rec.total, kPhases);
+        nlohmann::json tj = rec.total;
         tj["assembly_total"] = rec.total.total();
         tj["io"] = rec.io_s;
         tj["per_step_mean"] = rec.total.total() / static_cast<double>(oc.steps + 1);
