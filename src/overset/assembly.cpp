@@ -97,16 +97,7 @@ void update_wall_surface(WallSurface& s, const double* xyz, int leaf_size) {
 }
 
 WallView wall_view(const WallSurface& s, const double* xyz) {
-    WallView w;
-    w.dim = s.dim;
-    w.n_faces = s.n_faces();
-    w.face = s.face.data();
-    w.adj = s.adj.data();
-    w.node_face_offsets = s.node_face_offsets.data();
-    w.node_faces = s.node_faces.data();
-    w.xyz = xyz;
-    w.tree = view(s.tree);
-    return w;
+    return wall_view_of(s, s.dim, s.n_faces(), xyz);
 }
 
 void inside_flags(const std::vector<WallView>& walls, const std::vector<int>& wall_grid,

@@ -36,6 +36,22 @@ struct WallView {
     KdView tree;                  ///< over the face boxes (2 dim-D points: min.., max..)
 };
 
+/// The view of a wall surface's arrays at the coordinates xyz: a WallSurface (overset.hpp), or its
+/// copy in device memory (device_kernels.cpp), whose arrays and tree have the same names.
+template <class Wall>
+WallView wall_view_of(const Wall& s, int dim, index_t n_faces, const double* xyz) {
+    WallView w;
+    w.dim = dim;
+    w.n_faces = n_faces;
+    w.face = s.face.data();
+    w.adj = s.adj.data();
+    w.node_face_offsets = s.node_face_offsets.data();
+    w.node_faces = s.node_faces.data();
+    w.xyz = xyz;
+    w.tree = view(s.tree);
+    return w;
+}
+
 /// Bounding box of wall face f: box[0..dim) min, [dim..2dim) max.
 UGKS_HOST_DEVICE inline void wall_face_box(const WallView& w, index_t f, double* box) {
     const int nv = w.dim == 2 ? 2 : 3;
