@@ -17,8 +17,6 @@ using detail::host_for;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -484,19 +482,8 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
         for (const OversetGrid& h : sys.grids) views.push_back(grid_view(h, dim));
         const index_t* nwall = g.nearest_wall.data();
         host_for(n, [&, hd, gi, nwall](index_t i) {
-            double w[kMaxCellNodes];
-            for (int hi = 0; hi < ng; ++hi) {
-                if (hi == gi) continue;
-                const int pr = hole_cut_priority(reach.data(), woff.data(), ng, gi, hi, nwall[i]);
-                if (pr == kHostIgnored) continue;
-                const GridView& h = views[hi];
-                const index_t c = find_donor_in(h, g.xyz.data() + 3 * i, true, w);
-                if (c >= 0) {
-                    const double d =
-                        pr == kHostWins ? -kInf : interpolate_in_cell(h, c, w, h.wall_distance);
-                    hd[i] = d < hd[i] ? d : hd[i];
-                }
-            }
+            hd[i] = host_wall_distance(views.data(), ng, gi, reach.data(), woff.data(), nwall[i],
+                                       g.xyz.data() + 3 * i);
         });
     }
     tm.donor_query += seconds_since(t0);
@@ -573,22 +560,10 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
         std::vector<GridView> views;
         for (const OversetGrid& h : sys.grids) views.push_back(grid_view(h, dim));
         host_for(nr, [&, gi](index_t r) {
-            const double* x = g.xyz.data() + 3 * g.fringe_node[r];
-            double w[kMaxCellNodes], best = kInf;
-            for (int hi = 0; hi < ng; ++hi) {
-                if (hi == gi) continue;
-                const GridView& h = views[hi];
-                const index_t c = find_donor_in(h, x, true, w);
-                if (c < 0) continue;
-                const double d = interpolate_in_cell(h, c, w, h.wall_distance);
-                if (d < best) {
-                    best = d;
-                    g.fringe_donor_grid[r] = hi;
-                    g.fringe_donor_cell[r] = c;
-                    for (int k = 0; k < kMaxCellNodes; ++k)
-                        g.fringe_weights[r * kMaxCellNodes + k] = w[k];
-                }
-            }
+            const Donor d = best_donor(views.data(), ng, gi, g.xyz.data() + 3 * g.fringe_node[r],
+                                       g.fringe_weights.data() + r * kMaxCellNodes);
+            g.fringe_donor_grid[r] = d.grid;
+            g.fringe_donor_cell[r] = d.cell;
         });
         for (index_t r = 0; r < nr; ++r) g.n_orphans += g.fringe_donor_cell[r] < 0;
     }

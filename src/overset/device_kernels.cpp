@@ -28,7 +28,6 @@ namespace ugks::overset {
 
 namespace dev {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kBlock = 256;
 
 template <class T>
@@ -960,21 +959,7 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
         const index_t* nwall = d.nearest.data();
         forall(d.n_nodes, [=] __device__(index_t j) {
             const index_t i = ord[j];  // Morton order: neighbouring threads, neighbouring cells
-            double w[kMaxCellNodes];
-            double best = kInf;
-            for (int hi = 0; hi < ng; ++hi) {
-                if (hi == gi) continue;
-                const int pr = hole_cut_priority(R, WO, ng, gi, hi, nwall[i]);
-                if (pr == kHostIgnored) continue;
-                const index_t c = find_donor_in(V[hi], x + 3 * i, true, w);
-                if (c >= 0) {
-                    const double v = pr == kHostWins
-                                         ? -kInf
-                                         : interpolate_in_cell(V[hi], c, w, V[hi].wall_distance);
-                    best = v < best ? v : best;
-                }
-            }
-            hd[i] = best;
+            hd[i] = host_wall_distance(V, ng, gi, R, WO, nwall[i], x + 3 * i);
         });
     }
     sync();
@@ -1032,25 +1017,9 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
         index_t* dc = d.donor_cell.data();
         double* W = d.weights.data();
         forall(nr, [=] __device__(index_t r) {
-            const double* xr = x + 3 * fr[r];
-            double w[kMaxCellNodes], best = kInf;
-            int bg = -1;
-            index_t bc = -1;
-            for (int k = 0; k < kMaxCellNodes; ++k) W[r * kMaxCellNodes + k] = 0.0;
-            for (int hi = 0; hi < ng; ++hi) {
-                if (hi == gi) continue;
-                const index_t c = find_donor_in(V[hi], xr, true, w);
-                if (c < 0) continue;
-                const double v = interpolate_in_cell(V[hi], c, w, V[hi].wall_distance);
-                if (v < best) {
-                    best = v;
-                    bg = hi;
-                    bc = c;
-                    for (int k = 0; k < kMaxCellNodes; ++k) W[r * kMaxCellNodes + k] = w[k];
-                }
-            }
-            dg[r] = bg;
-            dc[r] = bc;
+            const Donor dn = best_donor(V, ng, gi, x + 3 * fr[r], W + r * kMaxCellNodes);
+            dg[r] = dn.grid;
+            dc[r] = dn.cell;
         });
     }
     sync();

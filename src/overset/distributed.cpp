@@ -23,8 +23,6 @@ using detail::host_for;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();

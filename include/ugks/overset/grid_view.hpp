@@ -5,6 +5,7 @@
 /// compiled without FMA contraction): rigid-pose application, cell bounding boxes, donor search,
 /// interpolation.
 #include <cstdint>
+#include <limits>
 
 #include "ugks/core/types.hpp"
 #include "ugks/device/macros.hpp"
@@ -12,6 +13,8 @@
 #include "ugks/overset/kdtree.hpp"
 
 namespace ugks::overset {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// One grid as kernels see it (host or device pointers).
 struct GridView {
@@ -94,6 +97,35 @@ UGKS_HOST_DEVICE inline index_t find_donor_in(const GridView& g, const double* x
             for (int i = 0; i < kMaxCellNodes; ++i) w[i] = i < shape_count(type) ? wc[i] : 0.0;
         }
     });
+    return best;
+}
+
+/// A receptor's donor: grid and cell (-1, -1: an orphan).
+struct Donor {
+    int grid = -1;
+    index_t cell = -1;
+};
+
+/// The donor stencil of receptor x of grid g among the other grids of views[0..ng): of their
+/// non-hole cells that contain x, the one with the smallest interpolated wall distance (ties: the
+/// lower grid, then the lower cell index); its weights in w (kMaxCellNodes, all 0 for an orphan).
+UGKS_HOST_DEVICE inline Donor best_donor(const GridView* views, int ng, int g, const double* x,
+                                         double* w) {
+    Donor best;
+    double best_d = kInf, wc[kMaxCellNodes];
+    for (int k = 0; k < kMaxCellNodes; ++k) w[k] = 0.0;
+    for (int h = 0; h < ng; ++h) {
+        if (h == g) continue;
+        const index_t c = find_donor_in(views[h], x, true, wc);
+        if (c < 0) continue;
+        const double d = interpolate_in_cell(views[h], c, wc, views[h].wall_distance);
+        if (d < best_d) {
+            best_d = d;
+            best.grid = h;
+            best.cell = c;
+            for (int k = 0; k < kMaxCellNodes; ++k) w[k] = wc[k];
+        }
+    }
     return best;
 }
 

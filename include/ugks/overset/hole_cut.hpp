@@ -17,6 +17,7 @@
 
 #include "ugks/core/types.hpp"
 #include "ugks/device/macros.hpp"
+#include "ugks/overset/grid_view.hpp"
 #include "ugks/overset/kdtree.hpp"
 
 namespace ugks::overset {
@@ -289,6 +290,29 @@ UGKS_HOST_DEVICE inline int hole_cut_priority(const int* reach, const index_t* w
     int wg = 0;
     while (wg < ng - 1 && nearest >= woff[wg + 1]) ++wg;
     return wg == g ? kHostIgnored : (wg == h ? kHostWins : kHostNormal);
+}
+
+/// The host search of node x of grid g (its nearest wall node `nearest`, hole_cut_priority's
+/// reach and woff): the smallest wall distance interpolated in its host cells of the other grids of
+/// views[0..ng), cut cells excluded, grids the priority ignores skipped, -inf for a host in a grid
+/// that wins; +inf without a host.
+UGKS_HOST_DEVICE inline double host_wall_distance(const GridView* views, int ng, int g,
+                                                  const int* reach, const index_t* woff,
+                                                  index_t nearest, const double* x) {
+    double w[kMaxCellNodes], best = kInf;
+    for (int h = 0; h < ng; ++h) {
+        if (h == g) continue;
+        const int pr = hole_cut_priority(reach, woff, ng, g, h, nearest);
+        if (pr == kHostIgnored) continue;
+        const index_t c = find_donor_in(views[h], x, true, w);
+        if (c >= 0) {
+            const double d = pr == kHostWins
+                                 ? -kInf
+                                 : interpolate_in_cell(views[h], c, w, views[h].wall_distance);
+            best = d < best ? d : best;
+        }
+    }
+    return best;
 }
 
 /// x (3 coordinates, z = 0 in 2D) inside the closed wall of w: within the wall's bounding box (the
