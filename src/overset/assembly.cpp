@@ -13,6 +13,7 @@
 
 namespace ugks::overset {
 
+using detail::fill_reached;
 using detail::host_for;
 
 namespace {
@@ -284,7 +285,7 @@ void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times) {
         std::vector<index_t> front = g.wall_nodes;
         for (const index_t i : front) level[i] = 0;
         std::vector<double> r2(static_cast<std::size_t>(n), 0.0), q;
-        const Mesh& m = g.mesh;
+        const NodeAdjacency adj = node_adjacency(g, g.mesh);
         for (int L = 0; !front.empty(); ++L) {
             const index_t nf = static_cast<index_t>(front.size());
             q.resize(static_cast<std::size_t>(nf) * 3);
@@ -301,25 +302,21 @@ void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times) {
             }
             std::vector<index_t> next;
             for (const index_t i : front)
-                for (index_t a = g.node_cell_offsets[i]; a < g.node_cell_offsets[i + 1]; ++a) {
-                    const index_t c = g.node_cells[a];
-                    for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1]; ++b) {
-                        const index_t v = m.cell_nodes[b];
-                        if (level[v] >= 0 && level[v] != L + 1) continue;
-                        double s = 0;
-                        for (int e = 0; e < 3; ++e) {
-                            const double x = g.xyz[v * 3 + e] - pts[nearest[i] * 3 + e];
-                            s += x * x;
-                        }
-                        if (level[v] < 0) {
-                            level[v] = L + 1;
-                            r2[v] = s;
-                            next.push_back(v);
-                        } else {
-                            r2[v] = std::min(r2[v], s);
-                        }
+                for_each_neighbour(adj, i, [&](index_t v) {
+                    if (level[v] >= 0 && level[v] != L + 1) return;
+                    double s = 0;
+                    for (int e = 0; e < 3; ++e) {
+                        const double x = g.xyz[v * 3 + e] - pts[nearest[i] * 3 + e];
+                        s += x * x;
                     }
-                }
+                    if (level[v] < 0) {
+                        level[v] = L + 1;
+                        r2[v] = s;
+                        next.push_back(v);
+                    } else {
+                        r2[v] = std::min(r2[v], s);
+                    }
+                });
             front.swap(next);
         }
         // Nodes not connected to a wall: plain queries.
@@ -509,21 +506,7 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
                 reached[i] = 1;
                 front.push_back(i);
             }
-        while (!front.empty()) {
-            std::vector<index_t> next;
-            for (const index_t i : front)
-                for (index_t a = g.node_cell_offsets[i]; a < g.node_cell_offsets[i + 1]; ++a) {
-                    const index_t c = g.node_cells[a];
-                    for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1]; ++b) {
-                        const index_t v = m.cell_nodes[b];
-                        if (g.node_status[v] && !reached[v]) {
-                            reached[v] = 1;
-                            next.push_back(v);
-                        }
-                    }
-                }
-            front.swap(next);
-        }
+        fill_reached(node_adjacency(g, m), g.node_status.data(), reached.data(), front);
         for (index_t i = 0; i < n; ++i)
             if (g.node_status[i] && !reached[i]) {
                 g.node_status[i] = 0;

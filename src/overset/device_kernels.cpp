@@ -616,6 +616,11 @@ void compute_node_order(DeviceState& st, DevGrid& d, const Mesh& m) {
         cudaMemcpy(d.order.data(), o, sizeof(int) * d.n_nodes, cudaMemcpyDeviceToDevice));
 }
 
+/// The node -> cells -> nodes adjacency of grid d (device pointers).
+NodeAdjacency adjacency(const DevGrid& d) {
+    return {d.nco.data(), d.nc.data(), d.cno.data(), d.cn.data()};
+}
+
 GridView device_view(const DevGrid& d, int dim) {
     GridView v;
     v.dim = dim;
@@ -655,10 +660,7 @@ void wall_distance_front(DeviceState& st, DevGrid& g, const KdView tv, const dou
     double* wd = g.wd.data();
     index_t* nearest = g.nearest.data();
     const double* x = g.xyz.data();
-    const index_t* nco = g.nco.data();
-    const index_t* ncs = g.nc.data();
-    const index_t* cno = g.cno.data();
-    const index_t* cn = g.cn.data();
+    const NodeAdjacency adj = adjacency(g);
     const index_t* wall = g.wall.data();
     forall(n, [=] __device__(index_t i) {
         level[i] = -1;
@@ -686,24 +688,20 @@ void wall_distance_front(DeviceState& st, DevGrid& g, const KdView tv, const dou
         forall(nf, [=] __device__(index_t j) {
             const index_t i = front[j];
             const double* p = wp + 3 * nearest[i];
-            for (index_t a = nco[i]; a < nco[i + 1]; ++a) {
-                const index_t c = ncs[a];
-                for (index_t b = cno[c]; b < cno[c + 1]; ++b) {
-                    const index_t v = cn[b];
-                    const int lv = level[v];
-                    if (lv >= 0 && lv != L + 1) continue;
-                    double s = 0;
-                    for (int e = 0; e < 3; ++e) {
-                        const double y = x[v * 3 + e] - p[e];
-                        s += y * y;
-                    }
-                    const int old = atomicCAS(&level[v], -1, L + 1);
-                    if (old == -1) next[atomicAdd(counter, 1)] = static_cast<int>(v);
-                    if (old == -1 || old == L + 1)
-                        atomicMin(reinterpret_cast<unsigned long long*>(&r2[v]),
-                                  static_cast<unsigned long long>(__double_as_longlong(s)));
+            for_each_neighbour(adj, i, [&](index_t v) {
+                const int lv = level[v];
+                if (lv >= 0 && lv != L + 1) return;
+                double s = 0;
+                for (int e = 0; e < 3; ++e) {
+                    const double y = x[v * 3 + e] - p[e];
+                    s += y * y;
                 }
-            }
+                const int old = atomicCAS(&level[v], -1, L + 1);
+                if (old == -1) next[atomicAdd(counter, 1)] = static_cast<int>(v);
+                if (old == -1 || old == L + 1)
+                    atomicMin(reinterpret_cast<unsigned long long*>(&r2[v]),
+                              static_cast<unsigned long long>(__double_as_longlong(s)));
+            });
         });
         nf = download1(counter);
         std::swap(front, next);
@@ -719,36 +717,29 @@ void wall_distance_front(DeviceState& st, DevGrid& g, const KdView tv, const dou
 /// Island removal: active nodes not reached through active nodes from the boundary -> inactive.
 index_t remove_islands(DeviceState& st, DevGrid& g) {
     const index_t n = g.n_nodes;
-    std::int8_t* ns = g.nstatus.data();
-    int* reached = g.level.data();
-    int* front = g.front.data();
-    int* next = g.next.data();
-    int* counter = st.counter.data();
-    const index_t* bnd = g.bnd.data();
-    const index_t* nco = g.nco.data();
-    const index_t* ncs = g.nc.data();
-    const index_t* cno = g.cno.data();
-    const index_t* cn = g.cn.data();
+    int* reached = g.level.data();  // the wall-distance levels' array, free after that phase
     forall(n, [=] __device__(index_t i) { reached[i] = 0; });
+    int* counter = st.counter.data();
     UGKS_CUDA_CHECK(cudaMemset(counter, 0, sizeof(int)));
+    // the boundary nodes that are active start the front
+    std::int8_t* ns = g.nstatus.data();
+    const index_t* bnd = g.bnd.data();
+    int* front = g.front.data();
     forall(g.n_bnd, [=] __device__(index_t j) {
         const index_t i = bnd[j];
         if (ns[i] && atomicCAS(&reached[i], 0, 1) == 0)
             front[atomicAdd(counter, 1)] = static_cast<int>(i);
     });
     index_t nf = download1(counter);
+    const NodeAdjacency adj = adjacency(g);
+    int* next = g.next.data();
     while (nf > 0) {
         UGKS_CUDA_CHECK(cudaMemset(counter, 0, sizeof(int)));
         forall(nf, [=] __device__(index_t j) {
-            const index_t i = front[j];
-            for (index_t a = nco[i]; a < nco[i + 1]; ++a) {
-                const index_t c = ncs[a];
-                for (index_t b = cno[c]; b < cno[c + 1]; ++b) {
-                    const index_t v = cn[b];
-                    if (ns[v] && reached[v] == 0 && atomicCAS(&reached[v], 0, 1) == 0)
-                        next[atomicAdd(counter, 1)] = static_cast<int>(v);
-                }
-            }
+            for_each_neighbour(adj, front[j], [&](index_t v) {
+                if (ns[v] && reached[v] == 0 && atomicCAS(&reached[v], 0, 1) == 0)
+                    next[atomicAdd(counter, 1)] = static_cast<int>(v);
+            });
         });
         nf = download1(counter);
         std::swap(front, next);

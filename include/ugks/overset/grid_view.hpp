@@ -29,6 +29,35 @@ struct GridView {
     KdView tree;                               ///< donor tree over the cell boxes
 };
 
+/// The node -> cells -> nodes adjacency of a grid (host or device pointers): the cells around each
+/// node (CSR node_cell_offsets, node_cells) and the nodes of each cell (CSR cell_node_offsets,
+/// cell_nodes). The advancing fronts of the assembly (wall distance, island removal) walk it.
+struct NodeAdjacency {
+    const index_t* node_cell_offsets = nullptr;
+    const index_t* node_cells = nullptr;
+    const index_t* cell_node_offsets = nullptr;
+    const index_t* cell_nodes = nullptr;
+};
+
+/// The adjacency of host arrays: node -> cells of `nc`, cell -> nodes of `cn` (the members of
+/// those names: an OversetGrid and its mesh, or one LocalGrid for both).
+template <class NodeCells, class CellNodes>
+NodeAdjacency node_adjacency(const NodeCells& nc, const CellNodes& cn) {
+    return {nc.node_cell_offsets.data(), nc.node_cells.data(), cn.cell_node_offsets.data(),
+            cn.cell_nodes.data()};
+}
+
+/// f(v) for the nodes v of every cell around node i, cell by cell in the order of node_cells (a
+/// node of several of those cells comes once per cell; i itself too).
+template <class F>
+UGKS_HOST_DEVICE void for_each_neighbour(const NodeAdjacency& a, index_t i, F&& f) {
+    for (index_t k = a.node_cell_offsets[i]; k < a.node_cell_offsets[i + 1]; ++k) {
+        const index_t c = a.node_cells[k];
+        for (index_t b = a.cell_node_offsets[c]; b < a.cell_node_offsets[c + 1]; ++b)
+            f(a.cell_nodes[b]);
+    }
+}
+
 /// A pose as plain arrays: x = R (x0 - p) + p + s.
 struct PoseArrays {
     double R[3][3];
