@@ -5,23 +5,13 @@
 #include <cstdio>
 
 #include "ugks/app/run_case.hpp"
-#include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/core/version.hpp"
 
-int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    ugks::log::state().rank = rank;
+namespace {
 
-    ugks::CommandLine cl;
-    bool version = false;
-    CLI::App app{
-        "ugks_solver: unified gas-kinetic scheme solver for rarefied to continuum gas flows.\n"
-        "Run with mpirun/srun; exit codes: 0 success, 2 bad input, 3 numerical failure, "
-        "4 stopped by a signal after a checkpoint, 1 other failure.",
-        "ugks_solver"};
+/// The options of ugks_solver into cl (and --version into version).
+void add_options(CLI::App& app, ugks::CommandLine& cl, bool& version) {
     app.add_option("case", cl.case_file, "YAML case file")->type_name("CASE.yaml");
     app.add_option("--set", cl.overrides,
                    "override a case-file key, e.g. --set time.steps=100 (repeatable)")
@@ -36,22 +26,40 @@ int main(int argc, char** argv) {
         "write nothing");
     app.add_flag("--quiet", cl.quiet, "print only warnings and errors");
     app.add_flag("--version", version, "print the version and build information");
+}
 
-    int code = 0;
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ugks::log::state().rank = rank;
+
+    ugks::CommandLine cl;
+    bool version = false;
+    CLI::App app{
+        "ugks_solver: unified gas-kinetic scheme solver for rarefied to continuum gas flows.\n"
+        "Run with mpirun/srun; exit codes: 0 success, 2 bad input, 3 numerical failure, "
+        "4 stopped by a signal after a checkpoint, 1 other failure.",
+        "ugks_solver"};
+    add_options(app, cl, version);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         // --help is a "successful" parse error; everything else is bad input (exit 2).
         if (rank == 0) app.exit(e);
         MPI_Finalize();
-        return e.get_exit_code() == 0 ? ugks::kExitSuccess : ugks::kExitInput;
+        return ugks::exit_code(e.get_exit_code() == 0 ? ugks::RunOutcome::Success
+                                                      : ugks::RunOutcome::BadInput);
     }
     if (version) {
         if (rank == 0)
             std::printf("ugks_solver %s (commit %s, backend %s, %s build)\n", ugks::version_string,
                         ugks::git_commit, ugks::backend_name, ugks::build_type);
         MPI_Finalize();
-        return ugks::kExitSuccess;
+        return ugks::exit_code(ugks::RunOutcome::Success);
     }
     if (cl.case_file.empty()) {
         if (rank == 0)
@@ -59,10 +67,10 @@ int main(int argc, char** argv) {
                 stderr,
                 "ugks_solver: error: missing the case file argument (CASE.yaml); see --help\n");
         MPI_Finalize();
-        return ugks::kExitInput;
+        return ugks::exit_code(ugks::RunOutcome::BadInput);
     }
     ugks::log::state().quiet = cl.quiet;
-    code = ugks::run_case(cl);
+    const int code = ugks::run_case(cl);
     MPI_Finalize();
     return code;
 }

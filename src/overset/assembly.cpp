@@ -13,11 +13,10 @@
 
 namespace ugks::overset {
 
+using detail::fill_reached;
 using detail::host_for;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -97,16 +96,7 @@ void update_wall_surface(WallSurface& s, const double* xyz, int leaf_size) {
 }
 
 WallView wall_view(const WallSurface& s, const double* xyz) {
-    WallView w;
-    w.dim = s.dim;
-    w.n_faces = s.n_faces();
-    w.face = s.face.data();
-    w.adj = s.adj.data();
-    w.node_face_offsets = s.node_face_offsets.data();
-    w.node_faces = s.node_faces.data();
-    w.xyz = xyz;
-    w.tree = view(s.tree);
-    return w;
+    return wall_view_of(s, s.dim, s.n_faces(), xyz);
 }
 
 void inside_flags(const std::vector<WallView>& walls, const std::vector<int>& wall_grid,
@@ -295,7 +285,7 @@ void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times) {
         std::vector<index_t> front = g.wall_nodes;
         for (const index_t i : front) level[i] = 0;
         std::vector<double> r2(static_cast<std::size_t>(n), 0.0), q;
-        const Mesh& m = g.mesh;
+        const NodeAdjacency adj = node_adjacency(g, g.mesh);
         for (int L = 0; !front.empty(); ++L) {
             const index_t nf = static_cast<index_t>(front.size());
             q.resize(static_cast<std::size_t>(nf) * 3);
@@ -312,25 +302,21 @@ void compute_wall_distances(OversetSystem& sys, AssemblyTimes* times) {
             }
             std::vector<index_t> next;
             for (const index_t i : front)
-                for (index_t a = g.node_cell_offsets[i]; a < g.node_cell_offsets[i + 1]; ++a) {
-                    const index_t c = g.node_cells[a];
-                    for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1]; ++b) {
-                        const index_t v = m.cell_nodes[b];
-                        if (level[v] >= 0 && level[v] != L + 1) continue;
-                        double s = 0;
-                        for (int e = 0; e < 3; ++e) {
-                            const double x = g.xyz[v * 3 + e] - pts[nearest[i] * 3 + e];
-                            s += x * x;
-                        }
-                        if (level[v] < 0) {
-                            level[v] = L + 1;
-                            r2[v] = s;
-                            next.push_back(v);
-                        } else {
-                            r2[v] = std::min(r2[v], s);
-                        }
+                for_each_neighbour(adj, i, [&](index_t v) {
+                    if (level[v] >= 0 && level[v] != L + 1) return;
+                    double s = 0;
+                    for (int e = 0; e < 3; ++e) {
+                        const double x = g.xyz[v * 3 + e] - pts[nearest[i] * 3 + e];
+                        s += x * x;
                     }
-                }
+                    if (level[v] < 0) {
+                        level[v] = L + 1;
+                        r2[v] = s;
+                        next.push_back(v);
+                    } else {
+                        r2[v] = std::min(r2[v], s);
+                    }
+                });
             front.swap(next);
         }
         // Nodes not connected to a wall: plain queries.
@@ -493,19 +479,8 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
         for (const OversetGrid& h : sys.grids) views.push_back(grid_view(h, dim));
         const index_t* nwall = g.nearest_wall.data();
         host_for(n, [&, hd, gi, nwall](index_t i) {
-            double w[kMaxCellNodes];
-            for (int hi = 0; hi < ng; ++hi) {
-                if (hi == gi) continue;
-                const int pr = hole_cut_priority(reach.data(), woff.data(), ng, gi, hi, nwall[i]);
-                if (pr == kHostIgnored) continue;
-                const GridView& h = views[hi];
-                const index_t c = find_donor_in(h, g.xyz.data() + 3 * i, true, w);
-                if (c >= 0) {
-                    const double d =
-                        pr == kHostWins ? -kInf : interpolate_in_cell(h, c, w, h.wall_distance);
-                    hd[i] = d < hd[i] ? d : hd[i];
-                }
-            }
+            hd[i] = host_wall_distance(views.data(), ng, gi, reach.data(), woff.data(), nwall[i],
+                                       g.xyz.data() + 3 * i);
         });
     }
     tm.donor_query += seconds_since(t0);
@@ -531,21 +506,7 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
                 reached[i] = 1;
                 front.push_back(i);
             }
-        while (!front.empty()) {
-            std::vector<index_t> next;
-            for (const index_t i : front)
-                for (index_t a = g.node_cell_offsets[i]; a < g.node_cell_offsets[i + 1]; ++a) {
-                    const index_t c = g.node_cells[a];
-                    for (index_t b = m.cell_node_offsets[c]; b < m.cell_node_offsets[c + 1]; ++b) {
-                        const index_t v = m.cell_nodes[b];
-                        if (g.node_status[v] && !reached[v]) {
-                            reached[v] = 1;
-                            next.push_back(v);
-                        }
-                    }
-                }
-            front.swap(next);
-        }
+        fill_reached(node_adjacency(g, m), g.node_status.data(), reached.data(), front);
         for (index_t i = 0; i < n; ++i)
             if (g.node_status[i] && !reached[i]) {
                 g.node_status[i] = 0;
@@ -582,22 +543,10 @@ AssemblyCounts assemble(OversetSystem& sys, double time, AssemblyTimes* times, c
         std::vector<GridView> views;
         for (const OversetGrid& h : sys.grids) views.push_back(grid_view(h, dim));
         host_for(nr, [&, gi](index_t r) {
-            const double* x = g.xyz.data() + 3 * g.fringe_node[r];
-            double w[kMaxCellNodes], best = kInf;
-            for (int hi = 0; hi < ng; ++hi) {
-                if (hi == gi) continue;
-                const GridView& h = views[hi];
-                const index_t c = find_donor_in(h, x, true, w);
-                if (c < 0) continue;
-                const double d = interpolate_in_cell(h, c, w, h.wall_distance);
-                if (d < best) {
-                    best = d;
-                    g.fringe_donor_grid[r] = hi;
-                    g.fringe_donor_cell[r] = c;
-                    for (int k = 0; k < kMaxCellNodes; ++k)
-                        g.fringe_weights[r * kMaxCellNodes + k] = w[k];
-                }
-            }
+            const Donor d = best_donor(views.data(), ng, gi, g.xyz.data() + 3 * g.fringe_node[r],
+                                       g.fringe_weights.data() + r * kMaxCellNodes);
+            g.fringe_donor_grid[r] = d.grid;
+            g.fringe_donor_cell[r] = d.cell;
         });
         for (index_t r = 0; r < nr; ++r) g.n_orphans += g.fringe_donor_cell[r] < 0;
     }

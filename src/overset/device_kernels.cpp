@@ -28,7 +28,6 @@ namespace ugks::overset {
 
 namespace dev {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kBlock = 256;
 
 template <class T>
@@ -63,23 +62,11 @@ struct DeviceTree {
     int k = 0;
     index_t n_points = 0, n_nodes = 0;
     int depth = 0;
-    DeviceArray<double> coords, lo, hi;
+    DeviceArray<double> coords, box_lo, box_hi;
     DeviceArray<index_t> perm, child, begin, end;
     DeviceArray<int> split;
-    KdView view() const {
-        KdView v;
-        v.k = k;
-        v.n_nodes = n_nodes;
-        v.coords = coords.data();
-        v.perm = perm.data();
-        v.lo = lo.data();
-        v.hi = hi.data();
-        v.child = child.data();
-        v.begin = begin.data();
-        v.end = end.data();
-        return v;
-    }
 };
+KdView view(const DeviceTree& t) { return kd_view(t, t.n_nodes); }
 
 // ---- k-d tree build ---------------------------------------------------------------------------
 
@@ -250,8 +237,8 @@ struct TreeBuilder {
         }
         UGKS_REQUIRE(t.depth < kKdMaxDepth, "k-d tree depth " << t.depth);
         const index_t nn = t.n_nodes;
-        ensure(t.lo, nn * k, "overset.kd.lo");
-        ensure(t.hi, nn * k, "overset.kd.hi");
+        ensure(t.box_lo, nn * k, "overset.kd.lo");
+        ensure(t.box_hi, nn * k, "overset.kd.hi");
         ensure(t.child, 2 * nn, "overset.kd.child");
         ensure(t.begin, nn, "overset.kd.begin");
         ensure(t.end, nn, "overset.kd.end");
@@ -282,8 +269,8 @@ struct TreeBuilder {
         index_t* E = t.end.data();
         index_t* CH = t.child.data();
         int* SP = t.split.data();
-        double* LO = t.lo.data();
-        double* HI = t.hi.data();
+        double* LO = t.box_lo.data();
+        double* HI = t.box_hi.data();
         int* Sd = S.data();
         {
             forall(1, [=] __device__(index_t) {
@@ -409,8 +396,8 @@ KdTree download(const DeviceTree& d) {
     };
     get(t.coords, d.coords, d.n_points * d.k);
     get(t.perm, d.perm, d.n_points);
-    get(t.box_lo, d.lo, d.n_nodes * d.k);
-    get(t.box_hi, d.hi, d.n_nodes * d.k);
+    get(t.box_lo, d.box_lo, d.n_nodes * d.k);
+    get(t.box_hi, d.box_hi, d.n_nodes * d.k);
     get(t.child, d.child, 2 * d.n_nodes);
     get(t.begin, d.begin, d.n_nodes);
     get(t.end, d.end, d.n_nodes);
@@ -517,6 +504,13 @@ void query_nearest(const KdView v, const double* q, index_t n, double* dist, ind
 
 // ---- assembly state ---------------------------------------------------------------------------
 
+/// A wall surface in device memory: the arrays of WallSurface that the kernels read.
+struct DevWall {
+    DeviceArray<index_t> face, adj, node_face_offsets, node_faces;
+    DeviceArray<double> box;
+    DeviceTree tree;
+};
+
 struct DevGrid {
     index_t n_nodes = 0, n_cells = 0, n_wall = 0, n_bnd = 0;
     DeviceArray<double> ref, xyz, wd, box, hostd, r2, weights;
@@ -528,10 +522,8 @@ struct DevGrid {
     // explicit hole cut: the closed wall surface (n_wface = 0 when open or absent), its face
     // boxes and tree at the current pose, and the per-node inside flags
     index_t n_wface = 0;
-    DeviceArray<index_t> wface, wadj, wnfo, wnf;
-    DeviceArray<double> wbox;
+    DevWall wsurf;
     DeviceArray<std::int8_t> inb, cut;
-    DeviceTree wtree;
 };
 
 }  // namespace dev
@@ -576,11 +568,12 @@ void upload_grid(DevGrid& d, const OversetGrid& g) {
     upload(d.ctype, ct, "overset.cell_type");
     d.n_wface = g.wall.closed ? g.wall.n_faces() : 0;
     if (d.n_wface > 0) {
-        upload(d.wface, g.wall.face, "overset.wall_faces");
-        upload(d.wadj, g.wall.adj, "overset.wall_face_adjacency");
-        upload(d.wnfo, g.wall.node_face_offsets, "overset.wall_node_face_offsets");
-        upload(d.wnf, g.wall.node_faces, "overset.wall_node_faces");
-        ensure(d.wbox, d.n_wface * 2 * 3, "overset.wall_face_box");
+        upload(d.wsurf.face, g.wall.face, "overset.wall_faces");
+        upload(d.wsurf.adj, g.wall.adj, "overset.wall_face_adjacency");
+        upload(d.wsurf.node_face_offsets, g.wall.node_face_offsets,
+               "overset.wall_node_face_offsets");
+        upload(d.wsurf.node_faces, g.wall.node_faces, "overset.wall_node_faces");
+        ensure(d.wsurf.box, d.n_wface * 2 * 3, "overset.wall_face_box");
     }
     const index_t n = d.n_nodes, nc = d.n_cells;
     ensure(d.xyz, 3 * n, "overset.xyz");
@@ -623,6 +616,11 @@ void compute_node_order(DeviceState& st, DevGrid& d, const Mesh& m) {
         cudaMemcpy(d.order.data(), o, sizeof(int) * d.n_nodes, cudaMemcpyDeviceToDevice));
 }
 
+/// The node -> cells -> nodes adjacency of grid d (device pointers).
+NodeAdjacency adjacency(const DevGrid& d) {
+    return {d.nco.data(), d.nc.data(), d.cno.data(), d.cn.data()};
+}
+
 GridView device_view(const DevGrid& d, int dim) {
     GridView v;
     v.dim = dim;
@@ -634,22 +632,13 @@ GridView device_view(const DevGrid& d, int dim) {
     v.cell_type = d.ctype.data();
     v.cell_status = d.cstatus.data();
     v.wall_distance = d.wd.data();
-    v.tree = d.tree.view();
+    v.tree = view(d.tree);
     return v;
 }
 
 /// Wall view of grid d (device pointers, its current xyz and wall tree).
 WallView device_wall_view(const DevGrid& d, int dim) {
-    WallView w;
-    w.dim = dim;
-    w.n_faces = d.n_wface;
-    w.face = d.wface.data();
-    w.adj = d.wadj.data();
-    w.node_face_offsets = d.wnfo.data();
-    w.node_faces = d.wnf.data();
-    w.xyz = d.xyz.data();
-    w.tree = d.wtree.view();
-    return w;
+    return wall_view_of(d.wsurf, dim, d.n_wface, d.xyz.data());
 }
 
 /// Cell boxes and the donor tree of grid d at its current xyz.
@@ -671,10 +660,7 @@ void wall_distance_front(DeviceState& st, DevGrid& g, const KdView tv, const dou
     double* wd = g.wd.data();
     index_t* nearest = g.nearest.data();
     const double* x = g.xyz.data();
-    const index_t* nco = g.nco.data();
-    const index_t* ncs = g.nc.data();
-    const index_t* cno = g.cno.data();
-    const index_t* cn = g.cn.data();
+    const NodeAdjacency adj = adjacency(g);
     const index_t* wall = g.wall.data();
     forall(n, [=] __device__(index_t i) {
         level[i] = -1;
@@ -702,24 +688,20 @@ void wall_distance_front(DeviceState& st, DevGrid& g, const KdView tv, const dou
         forall(nf, [=] __device__(index_t j) {
             const index_t i = front[j];
             const double* p = wp + 3 * nearest[i];
-            for (index_t a = nco[i]; a < nco[i + 1]; ++a) {
-                const index_t c = ncs[a];
-                for (index_t b = cno[c]; b < cno[c + 1]; ++b) {
-                    const index_t v = cn[b];
-                    const int lv = level[v];
-                    if (lv >= 0 && lv != L + 1) continue;
-                    double s = 0;
-                    for (int e = 0; e < 3; ++e) {
-                        const double y = x[v * 3 + e] - p[e];
-                        s += y * y;
-                    }
-                    const int old = atomicCAS(&level[v], -1, L + 1);
-                    if (old == -1) next[atomicAdd(counter, 1)] = static_cast<int>(v);
-                    if (old == -1 || old == L + 1)
-                        atomicMin(reinterpret_cast<unsigned long long*>(&r2[v]),
-                                  static_cast<unsigned long long>(__double_as_longlong(s)));
+            for_each_neighbour(adj, i, [&](index_t v) {
+                const int lv = level[v];
+                if (lv >= 0 && lv != L + 1) return;
+                double s = 0;
+                for (int e = 0; e < 3; ++e) {
+                    const double y = x[v * 3 + e] - p[e];
+                    s += y * y;
                 }
-            }
+                const int old = atomicCAS(&level[v], -1, L + 1);
+                if (old == -1) next[atomicAdd(counter, 1)] = static_cast<int>(v);
+                if (old == -1 || old == L + 1)
+                    atomicMin(reinterpret_cast<unsigned long long*>(&r2[v]),
+                              static_cast<unsigned long long>(__double_as_longlong(s)));
+            });
         });
         nf = download1(counter);
         std::swap(front, next);
@@ -735,36 +717,29 @@ void wall_distance_front(DeviceState& st, DevGrid& g, const KdView tv, const dou
 /// Island removal: active nodes not reached through active nodes from the boundary -> inactive.
 index_t remove_islands(DeviceState& st, DevGrid& g) {
     const index_t n = g.n_nodes;
-    std::int8_t* ns = g.nstatus.data();
-    int* reached = g.level.data();
-    int* front = g.front.data();
-    int* next = g.next.data();
-    int* counter = st.counter.data();
-    const index_t* bnd = g.bnd.data();
-    const index_t* nco = g.nco.data();
-    const index_t* ncs = g.nc.data();
-    const index_t* cno = g.cno.data();
-    const index_t* cn = g.cn.data();
+    int* reached = g.level.data();  // the wall-distance levels' array, free after that phase
     forall(n, [=] __device__(index_t i) { reached[i] = 0; });
+    int* counter = st.counter.data();
     UGKS_CUDA_CHECK(cudaMemset(counter, 0, sizeof(int)));
+    // the boundary nodes that are active start the front
+    std::int8_t* ns = g.nstatus.data();
+    const index_t* bnd = g.bnd.data();
+    int* front = g.front.data();
     forall(g.n_bnd, [=] __device__(index_t j) {
         const index_t i = bnd[j];
         if (ns[i] && atomicCAS(&reached[i], 0, 1) == 0)
             front[atomicAdd(counter, 1)] = static_cast<int>(i);
     });
     index_t nf = download1(counter);
+    const NodeAdjacency adj = adjacency(g);
+    int* next = g.next.data();
     while (nf > 0) {
         UGKS_CUDA_CHECK(cudaMemset(counter, 0, sizeof(int)));
         forall(nf, [=] __device__(index_t j) {
-            const index_t i = front[j];
-            for (index_t a = nco[i]; a < nco[i + 1]; ++a) {
-                const index_t c = ncs[a];
-                for (index_t b = cno[c]; b < cno[c + 1]; ++b) {
-                    const index_t v = cn[b];
-                    if (ns[v] && reached[v] == 0 && atomicCAS(&reached[v], 0, 1) == 0)
-                        next[atomicAdd(counter, 1)] = static_cast<int>(v);
-                }
-            }
+            for_each_neighbour(adj, front[j], [&](index_t v) {
+                if (ns[v] && reached[v] == 0 && atomicCAS(&reached[v], 0, 1) == 0)
+                    next[atomicAdd(counter, 1)] = static_cast<int>(v);
+            });
         });
         nf = download1(counter);
         std::swap(front, next);
@@ -873,7 +848,7 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
     tm.wall_tree_build += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();
-    const KdView wv = st.wall_tree.view();
+    const KdView wv = view(st.wall_tree);
     for (int gi = 0; gi < ng; ++gi) {
         DevGrid& d = st.grids[gi];
         double* wd = d.wd.data();
@@ -911,13 +886,13 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
         std::vector<WallView> hw(static_cast<std::size_t>(ng));
         for (int gi = 0; gi < ng; ++gi) {
             DevGrid& d = st.grids[gi];
-            d.wtree.n_nodes = 0;
+            d.wsurf.tree.n_nodes = 0;
             if (!sys.hole_cut || d.n_wface == 0) continue;
             const WallView w = device_wall_view(d, dim);
-            double* bx = d.wbox.data();
+            double* bx = d.wsurf.box.data();
             const int k = 2 * dim;
             forall(d.n_wface, [=] __device__(index_t f) { wall_face_box(w, f, bx + f * k); });
-            st.builder.build(bx, d.n_wface, k, leaf, d.wtree);
+            st.builder.build(bx, d.n_wface, k, leaf, d.wsurf.tree);
             hw[gi] = device_wall_view(d, dim);
         }
         st.wall_views.copy_from(hw.data(), ng);
@@ -975,21 +950,7 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
         const index_t* nwall = d.nearest.data();
         forall(d.n_nodes, [=] __device__(index_t j) {
             const index_t i = ord[j];  // Morton order: neighbouring threads, neighbouring cells
-            double w[kMaxCellNodes];
-            double best = kInf;
-            for (int hi = 0; hi < ng; ++hi) {
-                if (hi == gi) continue;
-                const int pr = hole_cut_priority(R, WO, ng, gi, hi, nwall[i]);
-                if (pr == kHostIgnored) continue;
-                const index_t c = find_donor_in(V[hi], x + 3 * i, true, w);
-                if (c >= 0) {
-                    const double v = pr == kHostWins
-                                         ? -kInf
-                                         : interpolate_in_cell(V[hi], c, w, V[hi].wall_distance);
-                    best = v < best ? v : best;
-                }
-            }
-            hd[i] = best;
+            hd[i] = host_wall_distance(V, ng, gi, R, WO, nwall[i], x + 3 * i);
         });
     }
     sync();
@@ -1047,25 +1008,9 @@ AssemblyCounts assemble_device(OversetSystem& sys, double time, AssemblyTimes* t
         index_t* dc = d.donor_cell.data();
         double* W = d.weights.data();
         forall(nr, [=] __device__(index_t r) {
-            const double* xr = x + 3 * fr[r];
-            double w[kMaxCellNodes], best = kInf;
-            int bg = -1;
-            index_t bc = -1;
-            for (int k = 0; k < kMaxCellNodes; ++k) W[r * kMaxCellNodes + k] = 0.0;
-            for (int hi = 0; hi < ng; ++hi) {
-                if (hi == gi) continue;
-                const index_t c = find_donor_in(V[hi], xr, true, w);
-                if (c < 0) continue;
-                const double v = interpolate_in_cell(V[hi], c, w, V[hi].wall_distance);
-                if (v < best) {
-                    best = v;
-                    bg = hi;
-                    bc = c;
-                    for (int k = 0; k < kMaxCellNodes; ++k) W[r * kMaxCellNodes + k] = w[k];
-                }
-            }
-            dg[r] = bg;
-            dc[r] = bc;
+            const Donor dn = best_donor(V, ng, gi, x + 3 * fr[r], W + r * kMaxCellNodes);
+            dg[r] = dn.grid;
+            dc[r] = dn.cell;
         });
     }
     sync();
@@ -1120,7 +1065,7 @@ std::vector<double> nearest_distances_device(const double* pts, index_t n_pts, c
     dev::ensure(d, n, "overset.distances");
     dev::ensure(nn, n, "overset.nearest");
     b.build(p.data(), n_pts, 3, leaf_size, t);
-    dev::query_nearest(t.view(), q.data(), n, d.data(), nn.data(), &sorter, sort_min);
+    dev::query_nearest(view(t), q.data(), n, d.data(), nn.data(), &sorter, sort_min);
     std::vector<double> out;
     dev::download_into(out, d, n);
     if (nearest) dev::download_into(*nearest, nn, n);
@@ -1180,7 +1125,7 @@ KdBenchTimes bench_kdtree_device(const double* pts, index_t n, const double* q, 
         best.build_s = std::min(best.build_s, seconds_since(t0));
         t0 = std::chrono::steady_clock::now();
         // the Morton sort of the queries (above sort_min) is part of the query time
-        query_nearest(t.view(), qd.data(), nq, d.data(), nn.data(), &sorter, sort_min);
+        query_nearest(view(t), qd.data(), nq, d.data(), nn.data(), &sorter, sort_min);
         sync();
         best.query_s = std::min(best.query_s, seconds_since(t0));
     }

@@ -19,11 +19,10 @@
 
 namespace ugks::overset {
 
+using detail::fill_reached;
 using detail::host_for;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) {
@@ -557,24 +556,7 @@ AssemblyCounts assemble_distributed(DistributedSystem& ds, double time, Assembly
     for (;;) {
         for (int gi = 0; gi < ng; ++gi) {
             const LocalGrid& g = ds.grids[gi];
-            std::vector<char>& rch = reached[gi];
-            std::vector<index_t>& fr = front[gi];
-            while (!fr.empty()) {
-                std::vector<index_t> next;
-                for (const index_t i : fr)
-                    for (index_t a = g.node_cell_offsets[i]; a < g.node_cell_offsets[i + 1]; ++a) {
-                        const index_t c = g.node_cells[a];
-                        for (index_t b = g.cell_node_offsets[c]; b < g.cell_node_offsets[c + 1];
-                             ++b) {
-                            const index_t v = g.cell_nodes[b];
-                            if (g.node_status[v] && !rch[v]) {
-                                rch[v] = 1;
-                                next.push_back(v);
-                            }
-                        }
-                    }
-                fr.swap(next);
-            }
+            fill_reached(node_adjacency(g, g), g.node_status.data(), reached[gi].data(), front[gi]);
         }
         if (p == 1) break;
         // copies reached elsewhere start the next local sweep

@@ -8,20 +8,6 @@
 
 namespace ugks::overset {
 
-KdView view(const KdTree& t) {
-    KdView v;
-    v.k = t.k;
-    v.n_nodes = t.n_nodes();
-    v.coords = t.coords.data();
-    v.perm = t.perm.data();
-    v.lo = t.box_lo.data();
-    v.hi = t.box_hi.data();
-    v.child = t.child.data();
-    v.begin = t.begin.data();
-    v.end = t.end.data();
-    return v;
-}
-
 KdTree build_kdtree(const double* pts, index_t n, int k, int leaf_size) {
     UGKS_REQUIRE(k >= 1 && k <= kKdMaxDim, "k-d tree dimension " << k);
     UGKS_REQUIRE(leaf_size >= 1, "leaf size " << leaf_size);

@@ -13,8 +13,6 @@ namespace ugks::overset {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 bool valid_name(const std::string& s) {
     if (s.empty()) return false;
     for (const char ch : s)

@@ -3,13 +3,15 @@
 
 namespace ugks {
 
-/// Does the case file (with the --set overrides) select `mode: overset`? False when the file cannot
-/// be read (run_case then reports the error).
-bool is_overset_case(const CommandLine& cl);
+class Config;
 
-/// Run an overset assembly case (docs/usage.md, "Overset mode") on MPI_COMM_WORLD: every rank
-/// reads and checks the case; rank 0 assembles and writes (distribution over ranks is a later
-/// increment). Exit codes as run_case: 0, 2 (input), 1 (other), the same on every rank.
-int run_overset_case(const CommandLine& cl);
+/// Does the case (the case file with the --set overrides) select `mode: overset`?
+bool is_overset_case(const Config& cfg);
+
+/// Run an overset assembly case (docs/usage.md, "Overset mode") on MPI_COMM_WORLD, from the case
+/// that run_case has read: every rank reads and checks the meshes; with several ranks each
+/// assembles its part (distributed.hpp) and rank 0 writes. Errors are exceptions (InputError for
+/// bad input), which run_case turns into the exit code, the same on every rank.
+RunOutcome run_overset_case(const CommandLine& cl, Config& cfg);
 
 }  // namespace ugks

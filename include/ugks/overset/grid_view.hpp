@@ -5,6 +5,7 @@
 /// compiled without FMA contraction): rigid-pose application, cell bounding boxes, donor search,
 /// interpolation.
 #include <cstdint>
+#include <limits>
 
 #include "ugks/core/types.hpp"
 #include "ugks/device/macros.hpp"
@@ -12,6 +13,8 @@
 #include "ugks/overset/kdtree.hpp"
 
 namespace ugks::overset {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// One grid as kernels see it (host or device pointers).
 struct GridView {
@@ -25,6 +28,35 @@ struct GridView {
     const double* wall_distance = nullptr;     ///< per node
     KdView tree;                               ///< donor tree over the cell boxes
 };
+
+/// The node -> cells -> nodes adjacency of a grid (host or device pointers): the cells around each
+/// node (CSR node_cell_offsets, node_cells) and the nodes of each cell (CSR cell_node_offsets,
+/// cell_nodes). The advancing fronts of the assembly (wall distance, island removal) walk it.
+struct NodeAdjacency {
+    const index_t* node_cell_offsets = nullptr;
+    const index_t* node_cells = nullptr;
+    const index_t* cell_node_offsets = nullptr;
+    const index_t* cell_nodes = nullptr;
+};
+
+/// The adjacency of host arrays: node -> cells of `nc`, cell -> nodes of `cn` (the members of
+/// those names: an OversetGrid and its mesh, or one LocalGrid for both).
+template <class NodeCells, class CellNodes>
+NodeAdjacency node_adjacency(const NodeCells& nc, const CellNodes& cn) {
+    return {nc.node_cell_offsets.data(), nc.node_cells.data(), cn.cell_node_offsets.data(),
+            cn.cell_nodes.data()};
+}
+
+/// f(v) for the nodes v of every cell around node i, cell by cell in the order of node_cells (a
+/// node of several of those cells comes once per cell; i itself too).
+template <class F>
+UGKS_HOST_DEVICE void for_each_neighbour(const NodeAdjacency& a, index_t i, F&& f) {
+    for (index_t k = a.node_cell_offsets[i]; k < a.node_cell_offsets[i + 1]; ++k) {
+        const index_t c = a.node_cells[k];
+        for (index_t b = a.cell_node_offsets[c]; b < a.cell_node_offsets[c + 1]; ++b)
+            f(a.cell_nodes[b]);
+    }
+}
 
 /// A pose as plain arrays: x = R (x0 - p) + p + s.
 struct PoseArrays {
@@ -94,6 +126,35 @@ UGKS_HOST_DEVICE inline index_t find_donor_in(const GridView& g, const double* x
             for (int i = 0; i < kMaxCellNodes; ++i) w[i] = i < shape_count(type) ? wc[i] : 0.0;
         }
     });
+    return best;
+}
+
+/// A receptor's donor: grid and cell (-1, -1: an orphan).
+struct Donor {
+    int grid = -1;
+    index_t cell = -1;
+};
+
+/// The donor stencil of receptor x of grid g among the other grids of views[0..ng): of their
+/// non-hole cells that contain x, the one with the smallest interpolated wall distance (ties: the
+/// lower grid, then the lower cell index); its weights in w (kMaxCellNodes, all 0 for an orphan).
+UGKS_HOST_DEVICE inline Donor best_donor(const GridView* views, int ng, int g, const double* x,
+                                         double* w) {
+    Donor best;
+    double best_d = kInf, wc[kMaxCellNodes];
+    for (int k = 0; k < kMaxCellNodes; ++k) w[k] = 0.0;
+    for (int h = 0; h < ng; ++h) {
+        if (h == g) continue;
+        const index_t c = find_donor_in(views[h], x, true, wc);
+        if (c < 0) continue;
+        const double d = interpolate_in_cell(views[h], c, wc, views[h].wall_distance);
+        if (d < best_d) {
+            best_d = d;
+            best.grid = h;
+            best.cell = c;
+            for (int k = 0; k < kMaxCellNodes; ++k) w[k] = wc[k];
+        }
+    }
     return best;
 }
 

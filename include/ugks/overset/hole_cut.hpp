@@ -18,6 +18,7 @@
 
 #include "ugks/core/types.hpp"
 #include "ugks/device/macros.hpp"
+#include "ugks/overset/grid_view.hpp"
 #include "ugks/overset/kdtree.hpp"
 
 namespace ugks::overset {
@@ -36,6 +37,22 @@ struct WallView {
     const double* xyz = nullptr;  ///< the grid's current coordinates [n_nodes * 3]
     KdView tree;                  ///< over the face boxes (2 dim-D points: min.., max..)
 };
+
+/// The view of a wall surface's arrays at the coordinates xyz: a WallSurface (overset.hpp), or its
+/// copy in device memory (device_kernels.cpp), whose arrays and tree have the same names.
+template <class Wall>
+WallView wall_view_of(const Wall& s, int dim, index_t n_faces, const double* xyz) {
+    WallView w;
+    w.dim = dim;
+    w.n_faces = n_faces;
+    w.face = s.face.data();
+    w.adj = s.adj.data();
+    w.node_face_offsets = s.node_face_offsets.data();
+    w.node_faces = s.node_faces.data();
+    w.xyz = xyz;
+    w.tree = view(s.tree);
+    return w;
+}
 
 /// Bounding box of wall face f: box[0..dim) min, [dim..2dim) max.
 UGKS_HOST_DEVICE inline void wall_face_box(const WallView& w, index_t f, double* box) {
@@ -274,6 +291,29 @@ UGKS_HOST_DEVICE inline int hole_cut_priority(const int* reach, const index_t* w
     int wg = 0;
     while (wg < ng - 1 && nearest >= woff[wg + 1]) ++wg;
     return wg == g ? kHostIgnored : (wg == h ? kHostWins : kHostNormal);
+}
+
+/// The host search of node x of grid g (its nearest wall node `nearest`, hole_cut_priority's
+/// reach and woff): the smallest wall distance interpolated in its host cells of the other grids of
+/// views[0..ng), cut cells excluded, grids the priority ignores skipped, -inf for a host in a grid
+/// that wins; +inf without a host.
+UGKS_HOST_DEVICE inline double host_wall_distance(const GridView* views, int ng, int g,
+                                                  const int* reach, const index_t* woff,
+                                                  index_t nearest, const double* x) {
+    double w[kMaxCellNodes], best = kInf;
+    for (int h = 0; h < ng; ++h) {
+        if (h == g) continue;
+        const int pr = hole_cut_priority(reach, woff, ng, g, h, nearest);
+        if (pr == kHostIgnored) continue;
+        const index_t c = find_donor_in(views[h], x, true, w);
+        if (c >= 0) {
+            const double d = pr == kHostWins
+                                 ? -kInf
+                                 : interpolate_in_cell(views[h], c, w, views[h].wall_distance);
+            best = d < best ? d : best;
+        }
+    }
+    return best;
 }
 
 /// x (3 coordinates, z = 0 in 2D) inside the closed wall of w: within the wall's bounding box (the

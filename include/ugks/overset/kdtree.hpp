@@ -79,7 +79,23 @@ struct KdView {
     const index_t* begin = nullptr;
     const index_t* end = nullptr;
 };
-KdView view(const KdTree& t);
+/// The view of a tree's flat arrays: a KdTree, or its copy in device memory (device_kernels.cpp),
+/// whose arrays have the same names.
+template <class Tree>
+KdView kd_view(const Tree& t, index_t n_nodes) {
+    KdView v;
+    v.k = t.k;
+    v.n_nodes = n_nodes;
+    v.coords = t.coords.data();
+    v.perm = t.perm.data();
+    v.lo = t.box_lo.data();
+    v.hi = t.box_hi.data();
+    v.child = t.child.data();
+    v.begin = t.begin.data();
+    v.end = t.end.data();
+    return v;
+}
+inline KdView view(const KdTree& t) { return kd_view(t, t.n_nodes()); }
 
 /// Squared distance from q to node c's bounding box (0 inside).
 UGKS_HOST_DEVICE inline double kd_box_dist2(const KdView& t, index_t c, const double* q) {

@@ -161,6 +161,20 @@ struct AssemblyTimes {
         return motion + wall_tree_build + wall_query + donor_tree_build + donor_query + hole_cut +
                classification + donor_stencils + transfers + mpi;
     }
+    /// Phase by phase (the times of several assemblies).
+    AssemblyTimes& operator+=(const AssemblyTimes& o) {
+        motion += o.motion;
+        wall_tree_build += o.wall_tree_build;
+        wall_query += o.wall_query;
+        donor_tree_build += o.donor_tree_build;
+        donor_query += o.donor_query;
+        hole_cut += o.hole_cut;
+        classification += o.classification;
+        donor_stencils += o.donor_stencils;
+        transfers += o.transfers;
+        mpi += o.mpi;
+        return *this;
+    }
 };
 
 /// Where assemble() runs. Device: the CUDA kernels of src/overset/device_kernels.cpp (CUDA builds

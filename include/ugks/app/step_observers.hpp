@@ -1,0 +1,131 @@
+#pragma once
+// The duties of the time loop of a UGKS-mode run, one StepObserver each (docs/usage.md,
+// "Outputs"): history.csv, the progress line, field output, checkpoints with the stop on a signal,
+// the steady-state rules, the probes and the wall surface output. run_case_driver.cpp calls them
+// in a fixed order; every call is made on every rank (collective where the duty is).
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ugks/app/run_stages.hpp"
+#include "ugks/app/steady_monitor.hpp"
+#include "ugks/io/reports.hpp"
+#include "ugks/io/surface_io.hpp"
+
+namespace ugks {
+
+/// One duty of the time loop.
+class StepObserver {
+public:
+    virtual ~StepObserver() = default;
+    /// Before the first step.
+    virtual void on_start(const RunContext&) {}
+    /// After every successful step; true stops the loop at once (the observers after this one do
+    /// not see the step).
+    virtual bool on_step(const RunContext&, const StepResult&) { return false; }
+    /// After the loop, also after a failed step; called in the reverse order of on_step, so that
+    /// the states written last in a step (the checkpoint) are also written first at the end.
+    virtual void on_end(const RunContext&, const LoopEnd&) {}
+    /// Its entries of summary.json (rank 0).
+    virtual void summarize(nlohmann::json&) const {}
+};
+
+/// Stop request of SIGTERM, SIGINT or SIGUSR1 (Slurm's --signal warning): the handler only sets a
+/// flag; the checkpoint observer agrees on it collectively after every step, writes a checkpoint
+/// and stops the loop (exit code 4). Repeated SIGTERM/SIGUSR1 (launchers may deliver one signal
+/// twice) are absorbed; a second SIGINT (Ctrl-C) takes the default action, so an interactive run
+/// can still be killed at once.
+void install_stop_handlers();
+/// "SIGTERM", "SIGINT", "SIGUSR1" ("a signal" for any other).
+const char* signal_name(int sig);
+
+/// history.csv (rank 0 writes): step, time, dt, residuals, wall time, force on the diffuse walls
+/// and their heat load. A restart keeps the rows up to its step.
+class HistoryObserver final : public StepObserver {
+public:
+    void on_start(const RunContext& ctx) override;
+    bool on_step(const RunContext& ctx, const StepResult& r) override;
+
+private:
+    CsvWriter m_csv;
+};
+
+/// The progress line (rank 0, not with --quiet): at the first step, then at most every
+/// output.progress_seconds of wall time, and at the last step of time.steps. Shows the wall time
+/// per step since the loop began and the time left, bounded by time.steps and time.end_time ("<="
+/// when a steady tolerance may stop the run earlier).
+class ProgressObserver final : public StepObserver {
+public:
+    void on_start(const RunContext& ctx) override;
+    bool on_step(const RunContext& ctx, const StepResult& r) override;
+
+private:
+    long m_first = 0;
+    std::chrono::steady_clock::time_point m_start, m_last;
+};
+
+/// fields_NNNNNN.h5 every output.every steps, fields_final.h5 at the end (also after a failed
+/// step: the last good state).
+class FieldOutputObserver final : public StepObserver {
+public:
+    bool on_step(const RunContext& ctx, const StepResult& r) override;
+    void on_end(const RunContext& ctx, const LoopEnd& end) override;
+};
+
+/// Checkpoints every checkpoint.every steps, every checkpoint.every_minutes of wall time (rank 0's
+/// clock decides) and on a stop signal, which then stops the loop; a last one at the end when
+/// checkpoints are on and no step failed.
+class CheckpointObserver final : public StepObserver {
+public:
+    void on_start(const RunContext& ctx) override;
+    bool on_step(const RunContext& ctx, const StepResult& r) override;
+    void on_end(const RunContext& ctx, const LoopEnd& end) override;
+    void summarize(nlohmann::json& j) const override;
+    /// The signal that stopped the run (0: none).
+    int stop_signal() const { return m_signal; }
+
+private:
+    void write(const RunContext& ctx);
+    long m_last_step = -1;
+    std::chrono::steady_clock::time_point m_last_wall;
+    std::string m_last_path;
+    int m_signal = 0;
+};
+
+/// The steady-state rules (time.steady_tolerance on the residuals, the convergence monitor of
+/// time.monitor_* on the wall forces and the probe values, issue 8): stops the loop when they hold.
+class SteadyStateObserver final : public StepObserver {
+public:
+    explicit SteadyStateObserver(const CaseSetup& setup);
+    void on_start(const RunContext& ctx) override;
+    bool on_step(const RunContext& ctx, const StepResult& r) override;
+    void summarize(nlohmann::json& j) const override;
+
+private:
+    SteadyMonitor m_monitor;
+    std::optional<ProbeSampler> m_probes;
+    std::vector<std::string> m_walls;  ///< the diffuse-wall patches
+    double m_change = HUGE_VAL;        ///< the monitor's last change
+};
+
+/// probes_<name>.csv of the final state (rank 0 writes).
+class ProbeOutputObserver final : public StepObserver {
+public:
+    void on_end(const RunContext& ctx, const LoopEnd& end) override;
+};
+
+/// surface_final.h5/.csv of the diffuse walls after the last step, and their totals (summary.json
+/// "walls").
+class SurfaceOutputObserver final : public StepObserver {
+public:
+    void on_end(const RunContext& ctx, const LoopEnd& end) override;
+    void summarize(nlohmann::json& j) const override;
+
+private:
+    SurfaceTotals m_totals;
+};
+
+}  // namespace ugks

@@ -1,0 +1,383 @@
+// The stages of a UGKS-mode run (run_stages.hpp).
+#include "ugks/app/run_stages.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "ugks/core/error.hpp"
+#include "ugks/core/log.hpp"
+#include "ugks/core/version.hpp"
+#include "ugks/device/array.hpp"
+#include "ugks/device/device.hpp"
+#include "ugks/io/reports.hpp"
+
+namespace ugks {
+namespace {
+
+/// Device memory per rank for summary.json (maximum over the ranks of `world`; collective). None
+/// on the CPU backend.
+[[maybe_unused]] nlohmann::json device_memory_json(const UgksSolver&, MPI_Comm) {
+    return nlohmann::json::object();
+}
+/// parallel.halo as resolved (summary.json decomposition.halo): host MPI on the CPU backend.
+[[maybe_unused]] const char* halo_mode_of(const UgksSolver&) { return "host"; }
+#if defined(UGKS_USE_CUDA)
+const char* halo_mode_of(const UgksSolverDevice& solver) { return solver.halo_mode(); }
+nlohmann::json device_memory_json(const UgksSolverDevice& solver, MPI_Comm world) {
+    const DeviceMemoryReport r = solver.memory_report();
+    double v[4] = {static_cast<double>(r.persistent), static_cast<double>(r.working_set),
+                   static_cast<double>(r.peak), static_cast<double>(r.conventional)};
+    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, world);
+    return {{"device_persistent", v[0]},
+            {"device_block_working_set", v[1]},
+            {"device_peak", v[2]},
+            {"conventional_full_velocity", v[3]}};
+}
+#endif
+
+/// Broadcast a list of strings from rank 0 of comm.
+std::vector<std::string> bcast_lines(const std::vector<std::string>& lines, MPI_Comm comm) {
+    std::string joined;
+    for (const auto& l : lines) joined += l + '\n';
+    unsigned long long len = joined.size();
+    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    joined.resize(len);
+    MPI_Bcast(joined.data(), static_cast<int>(len), MPI_CHAR, 0, comm);
+    std::vector<std::string> out;
+    std::istringstream in(joined);
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+}
+
+std::string human_bytes(double b) {
+    const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        ++u;
+    }
+    return fmt::format("{:.2f} {}", b, unit[u]);
+}
+
+double allreduce(double v, MPI_Op op, MPI_Comm comm) {
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, op, comm);
+    return v;
+}
+long allreduce(long v, MPI_Op op, MPI_Comm comm) {
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG, op, comm);
+    return v;
+}
+
+/// Stage 1: the case sections, the mesh and the velocity space, and their checks.
+void read_case(Problem& pb) {
+    Config& cfg = pb.cfg;
+    CaseSetup& setup = pb.setup;
+    parse_case_sections(cfg, setup);
+    pb.mesh = load_mesh(setup.mesh_config);
+    parse_velocity_section(cfg, setup, pb.mesh.dim);
+    pb.vel = build_velocity_grid(setup.velocity_config);
+    const std::string mesh_source =
+        setup.mesh_config.source == "box" ? std::string("box mesh") : setup.mesh_config.file;
+    const auto mirrors = check_boundaries(setup.boundaries, pb.mesh, cfg, mesh_source);
+    connect_periodic(pb.mesh, periodic_pairs(setup.boundaries));
+    cfg.check_unused();
+    const int P_v = setup.parallel.velocity_ranks;
+    if (pb.world_size % P_v != 0)
+        cfg.fail(
+            "parallel.velocity_ranks",
+            fmt::format("{} does not divide the number of MPI ranks ({})", P_v, pb.world_size));
+    const int P_x = pb.world_size / P_v;
+    if (P_x > pb.mesh.n_cells())
+        UGKS_INPUT_ERROR(
+            fmt::format("{} physical-space ranks (MPI ranks / parallel.velocity_ranks) "
+                        "exceed the {} cells of the mesh",
+                        P_x, pb.mesh.n_cells()));
+    pb.blocks = make_velocity_blocks(pb.vel, setup.parallel.block_size, P_v, mirrors);
+}
+
+/// Stage 2: decomposition, device binding, partition and local meshes.
+void decompose(Problem& pb) {
+    pb.layout = make_layout(MPI_COMM_WORLD, pb.setup.parallel.velocity_ranks);
+    bind_device(pb.layout);
+    const std::vector<int> part = partition_cells(pb.mesh, pb.layout.P_x, MPI_COMM_WORLD);
+    pb.local = build_local_mesh(pb.mesh, part, pb.layout.p);
+}
+
+/// The estimates of stage 3 (collective).
+Resources estimate_resources(const Problem& pb) {
+    const CaseSetup& setup = pb.setup;
+    const LocalMesh& local = pb.local;
+    Resources res;
+    int first = 0, count = 0;
+    pb.blocks.range(pb.layout.q, first, count);
+    const index_t local_vel = static_cast<index_t>(count) * pb.blocks.block_size;
+    res.mem = estimate_memory(local.n_owned + local.n_ghost, local.n_owned, local.mesh.n_faces(),
+                              local_vel, pb.blocks.block_size, pb.mesh.dim, pb.store_b(),
+                              mesh_bytes(pb.mesh), setup.time.implicit());
+    res.mem_max = allreduce(res.mem.total(), MPI_MAX, MPI_COMM_WORLD);
+    res.mem_sum = allreduce(res.mem.total(), MPI_SUM, MPI_COMM_WORLD);
+    res.dt = estimate_time_step(pb.mesh, pb.vel, setup.gas, setup.initial, setup.numerics.cfl);
+    std::size_t dev_free = 0;
+    device::memory_info(dev_free, res.available);
+    // UGKS_TEST_MEMORY_LIMIT_BYTES (tests), else the device's/host's memory
+    run_collective(MPI_COMM_WORLD, [&] { res.memory_override = memory_limit_override(); });
+    if (res.memory_override > 0) res.available = static_cast<std::size_t>(res.memory_override);
+    const MemoryEstimate& mem = res.mem;
+    res.mem_parts = fmt::format(
+        "distributions {}, macroscopic {}, block working set {}{}, global mesh {} (+ {} to "
+        "build it), local mesh {}, checkpoint buffers {} on rank 0",
+        human_bytes(mem.distributions), human_bytes(mem.macroscopic),
+        human_bytes(mem.block_working_set),
+        mem.implicit > 0 ? ", implicit iteration " + human_bytes(mem.implicit) : std::string(),
+        human_bytes(mem.global_mesh), human_bytes(mem.mesh_setup), human_bytes(mem.local_mesh),
+        human_bytes(mem.io_buffers));
+    return res;
+}
+
+/// The decomposition line: ranks, owned cells and ghosts per rank, velocity blocks per rank.
+void log_decomposition(const Problem& pb) {
+    const long owned = pb.local.n_owned, ghosts = pb.local.n_ghost;
+    const long owned_min = allreduce(owned, MPI_MIN, MPI_COMM_WORLD);
+    const long owned_max = allreduce(owned, MPI_MAX, MPI_COMM_WORLD);
+    const long ghost_max = allreduce(ghosts, MPI_MAX, MPI_COMM_WORLD);
+    const int P_v = pb.layout.P_v, n_blocks = pb.blocks.n_blocks;
+    log::info(
+        "decomposition: {} ranks = P_x {} x P_v {}; owned cells per rank {}..{}, ghosts up to "
+        "{}; "
+        "velocity blocks per rank {}..{}",
+        pb.world_size, pb.layout.P_x, P_v, owned_min, owned_max, ghost_max, n_blocks / P_v,
+        (n_blocks + P_v - 1) / P_v);
+}
+
+void log_estimates(const Problem& pb, const Resources& res) {
+    const Mesh& mesh = pb.mesh;
+    const VelocityGrid& vel = pb.vel;
+    const GasModel& gas = pb.setup.gas;
+    log::info("mesh: {}D, {} cells, {} faces, {} nodes, patches: {}", mesh.dim, mesh.n_cells(),
+              mesh.n_faces(), mesh.n_nodes(), fmt::join(mesh.patch_names, ", "));
+    log::info(
+        "velocity space: {} ({}D), {} points, block size B_v = {}, {} blocks ({} padded slots)",
+        vel.kind, vel.dim, vel.size(), pb.blocks.block_size, pb.blocks.n_blocks,
+        static_cast<index_t>(pb.blocks.n_blocks) * pb.blocks.block_size - vel.size());
+    log_decomposition(pb);
+    log::info("memory estimate per rank: max {} ({}); all ranks {}; memory of {}: {}{}",
+              human_bytes(res.mem_max), res.mem_parts, human_bytes(res.mem_sum),
+              device::device_name(), human_bytes(static_cast<double>(res.available)),
+              res.memory_override > 0 ? " (UGKS_TEST_MEMORY_LIMIT_BYTES)" : "");
+    log::info(
+        "gas: Kn = {} ({}), mu_ref = {:.6g}, omega = {}, Pr = {:.6g}, K_int = {}, gamma = "
+        "{:.6g}",
+        gas.Kn, gas.kn_definition, gas.mu_ref, gas.omega, gas.Pr, gas.K_int, gas.gamma());
+    log::info("{}", describe_reference(gas));
+    log::info("time step estimate (initial state, CFL {}): dt = {:.6e}", pb.setup.numerics.cfl,
+              res.dt);
+}
+
+/// Refuse at start what cannot fit (issue 7). CPU backend: everything per node (the node's ranks
+/// together) against the host's memory. GPU builds: the solver's arrays per rank against its
+/// device's memory, and the meshes and checkpoint buffers per node against the host's memory. The
+/// smallest memory of any rank decides.
+void refuse_oversize(const Problem& pb, const Resources& res) {
+    const MPI_Comm world = MPI_COMM_WORLD, node = pb.layout.comm_node;
+    const MemoryEstimate& mem = res.mem;
+    const double limit = res.memory_override;
+    const double avail = allreduce(static_cast<double>(res.available), MPI_MIN, world);
+#if defined(UGKS_USE_CUDA)
+    const double need = allreduce(mem.device_part(), MPI_MAX, world);
+    const char* scope = "per rank (device arrays)";
+    const double host_node = allreduce(allreduce(mem.host_part(), MPI_SUM, node), MPI_MAX, world);
+    const double host_avail = allreduce(limit > 0 ? limit : host_physical_memory(), MPI_MIN, world);
+    if (host_avail > 0 && host_node > host_avail)
+        UGKS_INPUT_ERROR(
+            fmt::format("the memory estimate per node (host part of all ranks of a node: meshes "
+                        "and checkpoint buffers) {} ({} on rank 0) exceeds the memory of the host "
+                        "({}{}): use more nodes or fewer cells or velocities",
+                        human_bytes(host_node), res.mem_parts, human_bytes(host_avail),
+                        limit > 0 ? ", UGKS_TEST_MEMORY_LIMIT_BYTES" : ""));
+#else
+    const double need = allreduce(allreduce(mem.total(), MPI_SUM, node), MPI_MAX, world);
+    const char* scope = "per node (all ranks of a node)";
+#endif
+    if (avail > 0 && need > avail)
+        UGKS_INPUT_ERROR(fmt::format(
+            "the memory estimate {} ({}; per rank max {}: {}) exceeds the memory of {} "
+            "({}{}): use more ranks (MPI ranks, parallel.velocity_ranks) or fewer cells or "
+            "velocities",
+            scope, human_bytes(need), human_bytes(res.mem_max), res.mem_parts,
+            device::device_name(), human_bytes(avail),
+            limit > 0 ? ", UGKS_TEST_MEMORY_LIMIT_BYTES" : ""));
+}
+
+/// summary.json's memory_per_rank_bytes: the estimate (max over ranks, and rank 0's parts), the
+/// memory it was checked against, and rank 0's measured resident set: at the start of the run
+/// (MPI and the libraries loaded, no mesh yet) and its peak (VmHWM).
+nlohmann::json memory_json(const RunContext& ctx, const Resources& res) {
+    const MemoryEstimate& mem = res.mem;
+    const ProcessMemory rss_end = process_memory();
+    return {{"estimate_max", res.mem_max},
+            {"estimate_rank0",
+             {{"total", mem.total()},
+              {"distributions", mem.distributions},
+              {"macroscopic", mem.macroscopic},
+              {"block_working_set", mem.block_working_set},
+              {"global_mesh", mem.global_mesh},
+              {"mesh_setup", mem.mesh_setup},
+              {"local_mesh", mem.local_mesh},
+              {"checkpoint_buffers", mem.io_buffers},
+              {"implicit", mem.implicit}}},
+            {"available", static_cast<double>(res.available)},
+            {"available_source",
+             res.memory_override > 0 ? "UGKS_TEST_MEMORY_LIMIT_BYTES" : device::device_name()},
+            {"host_rss_start_rank0", ctx.start.rss.rss},
+            {"host_rss_peak_rank0", rss_end.peak},
+            {"device_arrays_peak", static_cast<double>(memory_tally().peak)}};
+}
+
+/// summary.json's description of the run: case, build, decomposition, mesh, velocity space, steps.
+nlohmann::json run_json(const RunContext& ctx, const Resources& res, const LoopEnd& end) {
+    const Problem& pb = ctx.pb;
+    nlohmann::json j;
+    j["case"] = pb.setup.name;
+    j["case_file"] = ctx.cl.case_file;
+    j["build"] = {{"version", version_string},
+                  {"commit", git_commit},
+                  {"backend", backend_name},
+                  {"precision", "double"},
+                  {"build_type", build_type}};
+    j["decomposition"] = {{"ranks", pb.world_size},
+                          {"P_x", pb.layout.P_x},
+                          {"P_v", pb.layout.P_v},
+                          {"B_v", pb.blocks.block_size},
+                          {"velocity_blocks", pb.blocks.n_blocks},
+                          {"halo", halo_mode_of(ctx.solver)}};
+    j["mesh"] = {{"dim", pb.mesh.dim}, {"cells", pb.mesh.n_cells()}, {"faces", pb.mesh.n_faces()}};
+    j["velocity"] = {{"type", pb.vel.kind}, {"dim", pb.vel.dim}, {"points", pb.vel.size()}};
+    j["steps"] = ctx.solver.step_count();
+    j["restarted_from"] = ctx.restarted_from;
+    j["time"] = ctx.solver.time();
+    j["dt_estimate"] = res.dt;
+    j["time_mode"] = pb.setup.time.mode;
+    j["final_residuals"] = {{"rho", end.last.residual[0]},
+                            {"rhoU", end.last.residual[1]},
+                            {"rhoE", end.last.residual[2]}};
+    j["phase_space_point_updates_per_s"] =
+        end.seconds > 0 ? static_cast<double>(pb.mesh.n_cells()) *
+                              static_cast<double>(pb.vel.size()) * end.steps / end.seconds
+                        : 0.0;
+    return j;
+}
+
+}  // namespace
+
+Problem build_problem(Config cfg) {
+    timers().start("setup");
+    Problem pb;
+    pb.cfg = std::move(cfg);
+    MPI_Comm_rank(MPI_COMM_WORLD, &pb.world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &pb.world_size);
+    // Every rank reads the same inputs, so errors agree; the collective check also covers errors
+    // seen by only some ranks (e.g. a file system hiccup).
+    run_collective(MPI_COMM_WORLD, [&] { read_case(pb); });
+    run_collective(MPI_COMM_WORLD, [&] { decompose(pb); });
+    timers().stop("setup");
+    return pb;
+}
+
+void log_start(const Problem& pb, const CommandLine& cl) {
+    log::info("ugks_solver {} (commit {}, backend {}, {} build)", version_string, git_commit,
+              backend_name, build_type);
+    log::info("case '{}' from {}", pb.setup.name, cl.case_file);
+    log::info("---- resolved configuration ----\n{}\n--------------------------------",
+              pb.cfg.resolved_yaml());
+    const std::string map = rank_map(pb.layout);
+    log::info("rank map (world rank, host, local rank, device, p, q):\n{}", map);
+}
+
+Resources check_resources(const Problem& pb) {
+    const Resources res = estimate_resources(pb);
+    log_estimates(pb, res);
+    refuse_oversize(pb, res);
+    return res;
+}
+
+void prepare_output_directory(const Problem& pb) {
+    // Only the velocity group q = 0 writes fields (W is replicated over comm_v).
+    const std::string& dir = pb.setup.output.directory;
+    run_collective(MPI_COMM_WORLD, [&] {
+        if (pb.world_rank != 0) return;
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec || !std::filesystem::is_directory(dir))
+            pb.cfg.fail("output.directory",
+                        "cannot create directory '" + dir + "': " + ec.message());
+    });
+}
+
+std::string restart_solver(StepSolver& solver, const Problem& pb, const CommandLine& cl) {
+    if (cl.restart.empty()) return "";
+    // --restart FILE, or the newest checkpoint of output.directory that passes every check (a
+    // damaged newest file is skipped with a warning). read_checkpoint agrees on errors.
+    ScopedTimer t("io");
+    const std::string& dir = pb.setup.output.directory;
+    const bool latest = cl.restart == "latest";
+    std::vector<std::string> candidates{cl.restart};
+    if (latest) {
+        candidates =
+            bcast_lines(pb.world_rank == 0 ? list_checkpoints(dir) : std::vector<std::string>{},
+                        MPI_COMM_WORLD);
+        if (candidates.empty())
+            UGKS_INPUT_ERROR("--restart latest: no checkpoint_*.h5 in output.directory '" << dir
+                                                                                          << "'");
+    }
+    const CheckpointLayout ckl = pb.checkpoint_layout();
+    std::string skipped;
+    for (const auto& c : candidates) {
+        try {
+            CheckpointInfo info;
+            solver.state_import(read_checkpoint(c, ckl, &info));
+            log::info("restarted from {} at step {}, t = {:.6e} (written by ugks_solver {})", c,
+                      info.step, info.time, info.version);
+            return c;
+        } catch (const InputError& e) {
+            if (!latest) throw;
+            log::error("warning: skipping {}", e.what());
+            skipped += std::string("; ") + e.what();
+        }
+    }
+    UGKS_INPUT_ERROR("--restart latest: no valid checkpoint in output.directory '" << dir << "'"
+                                                                                   << skipped);
+}
+
+void write_summary(const RunContext& ctx, const Resources& res, const LoopEnd& end,
+                   const nlohmann::json& entries) {
+    const MPI_Comm world = MPI_COMM_WORLD;
+    timers().stop("total");
+    const auto stats = timers().reduce(world);
+    const nlohmann::json device_memory = device_memory_json(ctx.solver, world);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start.time).count();
+    if (ctx.pb.world_rank == 0) {
+        nlohmann::json j = run_json(ctx, res, end);
+        j.update(entries);
+        j["memory_per_rank_bytes"] = memory_json(ctx, res);
+        j["memory_per_rank_bytes"].update(device_memory);
+        nlohmann::json tj = nlohmann::json::object();
+        for (const auto& s : stats)
+            tj[s.category] = {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
+        j["wall_time_s"] = tj;
+        j["wall_time_total_s"] = wall;
+        write_json(ctx.dir + "/summary.json", j);
+    }
+    if (ctx.pb.world_rank == 0 && !ctx.cl.quiet) {
+        log::info("timers (seconds, min / mean / max over ranks):");
+        for (const auto& s : stats)
+            log::info("  {:<16} {:10.4f} {:10.4f} {:10.4f}", s.category, s.min, s.mean, s.max);
+        log::info("results in {}/ (fields_final.h5 + .xdmf, summary.json, history.csv{})", ctx.dir,
+                  ctx.pb.setup.output.probes.empty() ? "" : ", probes_*.csv");
+    }
+}
+
+}  // namespace ugks

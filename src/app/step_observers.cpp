@@ -1,0 +1,423 @@
+// The observers of the time loop (step_observers.hpp).
+#include "ugks/app/step_observers.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include "ugks/core/log.hpp"
+#include "ugks/core/timer.hpp"
+#include "ugks/io/fields_io.hpp"
+
+namespace ugks {
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void on_stop_signal(int sig) {
+    if (g_stop_signal != 0 && sig == SIGINT) {
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return;
+    }
+    if (g_stop_signal == 0) g_stop_signal = sig;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The patches of the diffuse walls, in the order of the boundaries section.
+std::vector<std::string> diffuse_wall_patches(const CaseSetup& s) {
+    std::vector<std::string> out;
+    for (const auto& bc : s.boundaries)
+        if (bc.type == "diffuse_wall") out.push_back(bc.patch);
+    return out;
+}
+
+/// The owned diffuse-wall faces with their time-averaged fluxes of the last step.
+std::vector<SurfaceFace> wall_faces(const RunContext& ctx) {
+    const LocalMesh& local = ctx.pb.local;
+    std::vector<SurfaceFace> out;
+    for (const auto& wd : ctx.solver.wall_data()) {
+        const index_t f = wd.local_face;
+        const int patch = local.mesh.face_patch[f];
+        bool diffuse = false;
+        for (const auto& bc : ctx.pb.setup.boundaries)
+            if (bc.patch == local.mesh.patch_names[patch]) diffuse = bc.type == "diffuse_wall";
+        if (!diffuse) continue;
+        SurfaceFace sf;
+        sf.global_face = local.global_face[f];
+        sf.patch = patch;
+        sf.centroid = local.mesh.face_centroid[f];
+        sf.normal = local.mesh.face_normal[f];
+        sf.area = local.mesh.face_area[f];
+        sf.P = wd.P;
+        sf.qw = wd.qw;
+        out.push_back(sf);
+    }
+    return out;
+}
+
+/// Force on each of the diffuse-wall patches `walls` (3 per patch), summed over comm_x.
+std::vector<double> patch_forces(const RunContext& ctx, const std::vector<std::string>& walls) {
+    std::vector<double> pf(3 * walls.size(), 0.0);
+    for (const auto& sf : wall_faces(ctx)) {
+        const auto it =
+            std::find(walls.begin(), walls.end(), ctx.pb.local.mesh.patch_names[sf.patch]);
+        const std::size_t k = static_cast<std::size_t>(it - walls.begin());
+        if (k < walls.size())
+            for (int d = 0; d < 3; ++d) pf[3 * k + d] += sf.P[d] * sf.area;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, pf.data(), static_cast<int>(pf.size()), MPI_DOUBLE, MPI_SUM,
+                  ctx.pb.layout.comm_x);
+    return pf;
+}
+
+/// Rows of an existing history.csv with step <= `step` (a restart continues the file).
+std::vector<std::vector<double>> history_rows_until(const std::string& path, long step,
+                                                    std::size_t ncol) {
+    std::vector<std::vector<double>> rows;
+    std::ifstream in(path);
+    std::string line;
+    if (!std::getline(in, line)) return rows;  // header
+    while (std::getline(in, line)) {
+        std::vector<double> row;
+        std::istringstream ls(line);
+        for (std::string cell; std::getline(ls, cell, ',');) {
+            try {
+                row.push_back(std::stod(cell));
+            } catch (const std::exception&) {
+                row.clear();
+                break;
+            }
+        }
+        if (row.size() == ncol && row[0] <= static_cast<double>(step)) rows.push_back(row);
+    }
+    return rows;
+}
+
+/// "1h02m", "3m05s", "12.3s".
+std::string format_duration(double s) {
+    if (!(s < 1e9)) return "?";
+    if (s < 60) return fmt::format("{:.1f}s", s);
+    const long t = static_cast<long>(s + 0.5);
+    if (t < 3600) return fmt::format("{}m{:02d}s", t / 60, static_cast<int>(t % 60));
+    return fmt::format("{}h{:02d}m", t / 3600, static_cast<int>((t % 3600) / 60));
+}
+
+/// Sample cell fields along probe lines: nearest owned cell centroid, then the global nearest over
+/// comm.
+void write_probes(const OutputConfig& out, const std::string& dir, const LocalMesh& local,
+                  const std::vector<CellField>& fields, MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    for (const auto& probe : out.probes) {
+        const auto pts = probe_points(probe.from, probe.to, probe.points);
+        std::vector<std::string> cols{"x", "y", "z", "cell"};
+        for (const auto& f : fields) {
+            if (f.width == 1)
+                cols.push_back(f.name);
+            else
+                for (int k = 0; k < f.width; ++k) cols.push_back(f.name + "_" + std::to_string(k));
+        }
+        CsvWriter csv;
+        if (rank == 0) csv = CsvWriter(dir + "/probes_" + probe.name + ".csv", cols);
+        for (const auto& x : pts) {
+            const NearestCell best = nearest_owned_cell(local, x, comm);
+            const index_t cell = best.cell;
+            std::vector<double> row{x[0], x[1], x[2]};
+            if (rank == best.rank) {
+                row.push_back(static_cast<double>(local.global_cell[cell]));
+                for (const auto& f : fields)
+                    for (int k = 0; k < f.width; ++k) row.push_back(f.data[cell * f.width + k]);
+            }
+            int len = static_cast<int>(row.size());
+            MPI_Bcast(&len, 1, MPI_INT, best.rank, comm);
+            row.resize(len);
+            MPI_Bcast(row.data(), len, MPI_DOUBLE, best.rank, comm);
+            if (rank == 0) csv.row(row);
+        }
+    }
+}
+
+/// Reference state of the surface coefficients: the first far-field/inflow condition, else the
+/// initial state; when its speed is zero the dynamic pressure uses the fastest wall (lid) speed.
+SurfaceReference surface_reference(const CaseSetup& s) {
+    SurfaceReference ref;
+    ref.rho_inf = s.initial.rho;
+    ref.p_inf = s.initial.rho * s.initial.T / 2.0;
+    ref.U_inf = s.initial.U;
+    for (const auto& bc : s.boundaries)
+        if (bc.type == "far_field" || bc.type == "inflow") {
+            ref.rho_inf = bc.rho;
+            ref.p_inf = bc.rho * bc.T / 2.0;
+            ref.U_inf = bc.U;
+            break;
+        }
+    double uw = 0.0;
+    for (const auto& bc : s.boundaries)
+        if (bc.type == "diffuse_wall")
+            uw = std::max(uw, std::sqrt(bc.U[0] * bc.U[0] + bc.U[1] * bc.U[1] + bc.U[2] * bc.U[2]));
+    ref.q_ref = 0.5 * ref.rho_inf * uw * uw;
+    return ref;
+}
+
+}  // namespace
+
+void install_stop_handlers() {
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    for (int sig : {SIGTERM, SIGINT, SIGUSR1}) sigaction(sig, &sa, nullptr);
+}
+
+const char* signal_name(int sig) {
+    switch (sig) {
+        case SIGTERM:
+            return "SIGTERM";
+        case SIGINT:
+            return "SIGINT";
+        case SIGUSR1:
+            return "SIGUSR1";
+        default:
+            return "a signal";
+    }
+}
+
+// ---- history.csv ------------------------------------------------------------------------------
+
+void HistoryObserver::on_start(const RunContext& ctx) {
+    if (ctx.pb.world_rank != 0) return;
+    const std::vector<std::string> cols{"step",     "time",     "dt",        "res_rho",
+                                        "res_rhoU", "res_rhoE", "wall_time", "wall_Fx",
+                                        "wall_Fy",  "wall_Fz",  "wall_heat"};
+    const std::string path = ctx.dir + "/history.csv";
+    std::vector<std::vector<double>> kept;
+    if (!ctx.restarted_from.empty())
+        kept = history_rows_until(path, ctx.solver.step_count(), cols.size());
+    m_csv = CsvWriter(path, cols);
+    for (const auto& row : kept) m_csv.row(row);
+}
+
+bool HistoryObserver::on_step(const RunContext& ctx, const StepResult& r) {
+    const double wall_now = seconds_since(ctx.start.time);
+    double wall_sum[4] = {0, 0, 0, 0};  // force on the diffuse walls and heat load
+    for (const auto& sf : wall_faces(ctx)) {
+        for (int d = 0; d < 3; ++d) wall_sum[d] += sf.P[d] * sf.area;
+        wall_sum[3] += sf.qw * sf.area;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, wall_sum, 4, MPI_DOUBLE, MPI_SUM, ctx.pb.layout.comm_x);
+    if (ctx.pb.world_rank == 0)
+        m_csv.row({static_cast<double>(ctx.solver.step_count()), ctx.solver.time(), r.dt,
+                   r.residual[0], r.residual[1], r.residual[2], wall_now, wall_sum[0], wall_sum[1],
+                   wall_sum[2], wall_sum[3]});
+    return false;
+}
+
+// ---- progress line ----------------------------------------------------------------------------
+
+void ProgressObserver::on_start(const RunContext& ctx) {
+    m_first = ctx.solver.step_count();
+    m_start = m_last = std::chrono::steady_clock::now();
+}
+
+bool ProgressObserver::on_step(const RunContext& ctx, const StepResult& r) {
+    if (ctx.cl.quiet || ctx.pb.world_rank != 0) return false;
+    const TimeConfig& tc = ctx.pb.setup.time;
+    const long step = ctx.solver.step_count();
+    const double time = ctx.solver.time();
+    const auto now = std::chrono::steady_clock::now();
+    const double since = std::chrono::duration<double>(now - m_last).count();
+    const bool last = step >= tc.steps;
+    if (step != m_first + 1 && !last && since < ctx.pb.setup.output.progress_seconds) return false;
+    m_last = now;
+    const double per_step =
+        std::chrono::duration<double>(now - m_start).count() / static_cast<double>(step - m_first);
+    double left_steps = static_cast<double>(tc.steps - step);
+    if (tc.end_time > 0 && r.dt > 0)
+        left_steps = std::min(left_steps, std::ceil((tc.end_time - time) / r.dt));
+    const bool bound = tc.steady_tolerance > 0 || tc.monitor_tolerance > 0;
+    log::info(
+        "step {:8d}  t = {:.6e}  dt = {:.3e}  residuals {:.3e} {:.3e} {:.3e}  {:.3g} s/step  "
+        "left {}{}",
+        step, time, r.dt, r.residual[0], r.residual[1], r.residual[2], per_step,
+        bound && left_steps > 0 ? "<= " : "", format_duration(left_steps * per_step));
+    return false;
+}
+
+// ---- field output -----------------------------------------------------------------------------
+
+namespace {
+void write_fields_file(const RunContext& ctx, const std::string& name) {
+    ScopedTimer t("io");
+    const Problem& pb = ctx.pb;
+    const auto fields = ctx.solver.fields();
+    run_collective(MPI_COMM_WORLD, [&] {
+        if (pb.layout.q == 0)
+            write_fields(ctx.dir + "/" + name, pb.layout.comm_x, pb.mesh, pb.local, fields,
+                         pb.cfg.resolved_yaml(), ctx.solver.step_count(), ctx.solver.time());
+    });
+}
+}  // namespace
+
+bool FieldOutputObserver::on_step(const RunContext& ctx, const StepResult&) {
+    const long every = ctx.pb.setup.output.every;
+    if (every > 0 && ctx.solver.step_count() % every == 0)
+        write_fields_file(ctx, fmt::format("fields_{:06d}.h5", ctx.solver.step_count()));
+    return false;
+}
+
+void FieldOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
+    write_fields_file(ctx, "fields_final.h5");
+}
+
+// ---- checkpoints and the stop on a signal -----------------------------------------------------
+
+void CheckpointObserver::on_start(const RunContext& ctx) {
+    m_last_step = ctx.restarted_from.empty() ? -1 : ctx.solver.step_count();
+    m_last_wall = std::chrono::steady_clock::now();
+}
+
+bool CheckpointObserver::on_step(const RunContext& ctx, const StepResult&) {
+    const CheckpointConfig& cc = ctx.pb.setup.checkpoint;
+    // Signals and the wall-clock checkpoint interval are agreed on collectively (rank 0's clock
+    // decides), so every rank checkpoints and stops after the same step.
+    int flags[2] = {static_cast<int>(g_stop_signal), 0};
+    if (ctx.pb.world_rank == 0 && cc.every_minutes > 0 &&
+        seconds_since(m_last_wall) >= 60.0 * cc.every_minutes)
+        flags[1] = 1;
+    MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if ((cc.every > 0 && ctx.solver.step_count() % cc.every == 0) || flags[1] || flags[0])
+        write(ctx);
+    if (!flags[0]) return false;
+    m_signal = flags[0];
+    log::info("{} received: stopped after step {}, checkpoint {} written", signal_name(m_signal),
+              ctx.solver.step_count(), m_last_path);
+    return true;
+}
+
+void CheckpointObserver::on_end(const RunContext& ctx, const LoopEnd& end) {
+    if (end.failure.empty() && ctx.pb.setup.checkpoint.enabled() &&
+        m_last_step != ctx.solver.step_count())
+        write(ctx);
+}
+
+void CheckpointObserver::summarize(nlohmann::json& j) const {
+    j["last_checkpoint"] = m_last_path;
+    j["stopped_by_signal"] = m_signal ? signal_name(m_signal) : "";
+}
+
+void CheckpointObserver::write(const RunContext& ctx) {
+    ScopedTimer t("io");
+    const Problem& pb = ctx.pb;
+    const std::string path = ctx.dir + "/" + checkpoint_file_name(ctx.solver.step_count());
+    const SolverState st = ctx.solver.state_export();
+    const CheckpointLayout ckl = pb.checkpoint_layout();
+    run_collective(MPI_COMM_WORLD,
+                   [&] { write_checkpoint(path, ckl, pb.cfg.resolved_yaml(), st); });
+    if (pb.world_rank == 0) prune_checkpoints(ctx.dir, pb.setup.checkpoint.keep);
+    m_last_step = ctx.solver.step_count();
+    m_last_wall = std::chrono::steady_clock::now();
+    m_last_path = path;
+    if (!ctx.cl.quiet) log::info("checkpoint written: {}", path);
+}
+
+// ---- steady state -----------------------------------------------------------------------------
+
+SteadyStateObserver::SteadyStateObserver(const CaseSetup& setup)
+    : m_monitor(setup.time.monitor_tolerance, setup.time.monitor_window),
+      m_walls(diffuse_wall_patches(setup)) {}
+
+void SteadyStateObserver::on_start(const RunContext& ctx) {
+    const CaseSetup& setup = ctx.pb.setup;
+    // Convergence monitor (issue 8): wall force and probe values, time.monitor_* keys.
+    m_probes.emplace(m_monitor.active() ? setup.output : OutputConfig{}, ctx.pb.local,
+                     ctx.pb.layout.comm_x);
+    if (setup.time.steady())
+        log::info("time.mode steady: local time steps (CFL {}), docs/steady.md",
+                  setup.numerics.cfl);
+    if (m_monitor.active())
+        log::info("monitor: {}{} must change by < {} (relative) over {} steps",
+                  m_walls.empty() ? "" : "force on each wall patch",
+                  m_probes->empty() ? "" : " + probes (rho, U, T)", m_monitor.tolerance(),
+                  m_monitor.window());
+}
+
+bool SteadyStateObserver::on_step(const RunContext& ctx, const StepResult& r) {
+    const double tol = ctx.pb.setup.time.steady_tolerance;
+    const bool res_rule = tol > 0;
+    const bool res_ok = std::max({r.residual[0], r.residual[1], r.residual[2]}) < tol;
+    const bool mon = m_monitor.active();
+    if (mon) {
+        std::vector<MonitorGroup> groups;
+        // force on each diffuse-wall patch, judged together (the total over all walls of a closed
+        // box is zero at the steady state)
+        if (!m_walls.empty()) groups.push_back({"wall forces", patch_forces(ctx, m_walls)});
+        if (!m_probes->empty())
+            for (auto& g : m_probes->sample(ctx.solver.fields())) groups.push_back(std::move(g));
+        m_monitor.record(std::move(groups));
+        m_change = m_monitor.change();
+    }
+    const bool steady =
+        (res_rule || mon) && (!res_rule || res_ok) && (!mon || m_monitor.converged());
+    if (!steady) return false;
+    if (!mon)
+        log::info("steady state reached at step {} (residuals below {})", ctx.solver.step_count(),
+                  tol);
+    else
+        log::info(
+            "steady state reached at step {} (residuals below {}; monitored quantities changed "
+            "by {:.3e} < {} over the last {} steps, most: {})",
+            ctx.solver.step_count(), tol, m_change, m_monitor.tolerance(), m_monitor.window(),
+            m_monitor.worst());
+    return true;
+}
+
+void SteadyStateObserver::summarize(nlohmann::json& j) const {
+    if (m_monitor.active())
+        j["monitor"] = {{"change", m_change < 1e300 ? m_change : -1.0},
+                        {"tolerance", m_monitor.tolerance()},
+                        {"window", m_monitor.window()}};
+}
+
+// ---- probes and wall surface ------------------------------------------------------------------
+
+void ProbeOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
+    const Problem& pb = ctx.pb;
+    const auto fields = ctx.solver.fields();
+    run_collective(MPI_COMM_WORLD, [&] {
+        if (pb.layout.q == 0)
+            write_probes(pb.setup.output, ctx.dir, pb.local, fields, pb.layout.comm_x);
+    });
+}
+
+void SurfaceOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
+    const Problem& pb = ctx.pb;
+    const std::vector<std::string> walls = diffuse_wall_patches(pb.setup);
+    if (walls.empty() || ctx.solver.step_count() == 0) return;
+    const auto faces = wall_faces(ctx);
+    run_collective(MPI_COMM_WORLD, [&] {
+        ScopedTimer t("io");
+        if (pb.layout.q == 0)
+            m_totals =
+                write_surface(ctx.dir + "/surface_final.h5", ctx.dir + "/surface_final.csv",
+                              pb.layout.comm_x, pb.mesh, faces, walls, surface_reference(pb.setup),
+                              pb.cfg.resolved_yaml(), ctx.solver.step_count(), ctx.solver.time());
+    });
+}
+
+void SurfaceOutputObserver::summarize(nlohmann::json& j) const {
+    j["walls"] = {{"force", {m_totals.force[0], m_totals.force[1], m_totals.force[2]}},
+                  {"heat", m_totals.heat},
+                  {"CD", m_totals.CD},
+                  {"CL", m_totals.CL}};
+}
+
+}  // namespace ugks
