@@ -19,10 +19,11 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build-asan}"
 shift || true
+mkdir -p "$build"
+build="$(cd "$build" && pwd)"  # absolute: the tests and the leak pass run in other folders
 jobs="$(nproc 2>/dev/null || echo 2)"
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 t0=$(date +%s)
-mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
   -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" -DUGKS_NATIVE=OFF \
   >"$build/configure.log" 2>&1 || {
