@@ -31,13 +31,47 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-
   exit 1
 }
 t1=$(date +%s)
-# The executables behind labels unit and regression (tests/**/CMakeLists.txt): the GoogleTest suites
-# and ugks_solver for the command-line and script tests. The mpi-only suites are not built.
-targets=(ugks_solver
-  ugks_test_device ugks_test_config ugks_test_reports ugks_test_mesh ugks_test_mesh_readers
-  ugks_test_velocity ugks_test_physics ugks_test_gas_units ugks_test_parallel ugks_test_implicit_ops
-  ugks_test_macro_krylov ugks_test_overset ugks_test_overset_run ugks_test_regression_helpers
-  ugks_test_regression ugks_test_regression_guarded ugks_test_regression_decomposition)
+
+logs="$build/sanitizer-logs"
+rm -rf "$logs"
+mkdir -p "$logs"
+asan="halt_on_error=1:strict_init_order=1:exitcode=86:log_path=$logs/asan"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86"
+# fast_unwind_on_malloc=0: full allocation stacks. MPI and its plugins have no frame pointers (and the
+# plugins are unloaded before the leak check), so with the fast unwinder the suppressions could not tell
+# their leaks from the project's.
+export LSAN_OPTIONS="suppressions=$root/scripts/sanitize.supp:print_suppressions=0:fast_unwind_on_malloc=0"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+# The executables that the tests of labels unit and regression run, read from ctest: every GoogleTest
+# suite that is not built yet (ctest lists it as <target>_NOT_BUILT; all of them carry one of the two
+# labels) and every executable of this build named in the command of a test with one of the labels
+# (built suites, ugks_solver of the command-line and script tests, the mpiexec suites). The mpi-only
+# suites are not built.
+mapfile -t targets < <(ASAN_OPTIONS="$asan:detect_leaks=0" ctest --test-dir "$build" --show-only=json-v1 |
+  python3 -c '
+import json, os, sys
+build = sys.argv[1]
+names = {"ugks_solver"}
+for t in json.load(sys.stdin)["tests"]:
+    if t["name"].endswith("_NOT_BUILT"):
+        names.add(t["name"][: -len("_NOT_BUILT")])
+        continue
+    labels = set()
+    for p in t.get("properties", []):
+        if p["name"] == "LABELS":
+            labels = set(p["value"])
+    if labels & {"unit", "regression"}:
+        for a in t.get("command", []):
+            if a.startswith(build + "/") and os.path.basename(a).startswith("ugks_"):
+                names.add(os.path.basename(a))
+print("\n".join(sorted(names)))
+' "$build")
+if ((${#targets[@]} < 2)); then
+  echo "sanitize: no test executables found (ctest --show-only=json-v1 in $build)" >&2
+  exit 1
+fi
+echo "sanitize: building ${targets[*]}"
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 t2=$(date +%s)
 times >"$build/sanitize-times.txt"  # user and system time of the finished child processes
@@ -55,16 +89,6 @@ cpu_build="$(tail -1 "$build/sanitize-times.txt")"
 #                                  ASan's shadow memory and red zones inflate (fails by design)
 skip='^(validation_quick_.*|Steady\.LocalStepsReachTheTransientSteadyState|Cavity2d\.CentrelineVelocitiesMatchDsmc|regression_sphere_fm|NormalShock\.MachEightEndStatesAndMonotoneProfile|cli_slurm_chain_logic|cli_memory_estimate_vs_peak)$'
 
-logs="$build/sanitizer-logs"
-rm -rf "$logs"
-mkdir -p "$logs"
-asan="halt_on_error=1:strict_init_order=1:exitcode=86:log_path=$logs/asan"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86"
-# fast_unwind_on_malloc=0: full allocation stacks. MPI and its plugins have no frame pointers (and the
-# plugins are unloaded before the leak check), so with the fast unwinder the suppressions could not tell
-# their leaks from the project's.
-export LSAN_OPTIONS="suppressions=$root/scripts/sanitize.supp:print_suppressions=0:fast_unwind_on_malloc=0"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 status=0
 ctestlog="$build/Testing/Temporary/LastTest.log"
 rm -f "$ctestlog"
