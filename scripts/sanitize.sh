@@ -108,7 +108,7 @@ leak_run() {
     status=1
   fi
 }
-for t in io/ugks_test_config io/ugks_test_reports mesh/ugks_test_mesh mesh/ugks_test_mesh_readers \
+for t in core/ugks_test_config io/ugks_test_reports mesh/ugks_test_mesh mesh/ugks_test_mesh_readers \
     velocity/ugks_test_velocity physics/ugks_test_physics physics/ugks_test_gas_units \
     parallel/ugks_test_parallel solver/ugks_test_implicit_ops solver/ugks_test_macro_krylov; do
   leak_run "$build/tests/unit/$t"

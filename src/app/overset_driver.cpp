@@ -12,7 +12,7 @@
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/core/version.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/io/reports.hpp"
 #include "ugks/overset/distributed.hpp"
 #include "ugks/overset/overset.hpp"

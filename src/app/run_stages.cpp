@@ -19,24 +19,29 @@ namespace {
 
 /// Device memory per rank for summary.json (maximum over the ranks of `world`; collective). None
 /// on the CPU backend.
-[[maybe_unused]] nlohmann::json device_memory_json(const UgksSolver&, MPI_Comm) {
-    return nlohmann::json::object();
+template <class Solver>
+nlohmann::json device_memory_json(const Solver& solver, MPI_Comm world) {
+    if constexpr (std::is_same_v<Solver, UgksSolver>) {
+        return nlohmann::json::object();
+    } else {
+        const DeviceMemoryReport r = solver.memory_report();
+        double v[4] = {static_cast<double>(r.persistent), static_cast<double>(r.working_set),
+                       static_cast<double>(r.peak), static_cast<double>(r.conventional)};
+        MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, world);
+        return {{"device_persistent", v[0]},
+                {"device_block_working_set", v[1]},
+                {"device_peak", v[2]},
+                {"conventional_full_velocity", v[3]}};
+    }
 }
 /// parallel.halo as resolved (summary.json decomposition.halo): host MPI on the CPU backend.
-[[maybe_unused]] const char* halo_mode_of(const UgksSolver&) { return "host"; }
-#if defined(UGKS_USE_CUDA)
-const char* halo_mode_of(const UgksSolverDevice& solver) { return solver.halo_mode(); }
-nlohmann::json device_memory_json(const UgksSolverDevice& solver, MPI_Comm world) {
-    const DeviceMemoryReport r = solver.memory_report();
-    double v[4] = {static_cast<double>(r.persistent), static_cast<double>(r.working_set),
-                   static_cast<double>(r.peak), static_cast<double>(r.conventional)};
-    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, world);
-    return {{"device_persistent", v[0]},
-            {"device_block_working_set", v[1]},
-            {"device_peak", v[2]},
-            {"conventional_full_velocity", v[3]}};
+template <class Solver>
+const char* halo_mode_of(const Solver& solver) {
+    if constexpr (std::is_same_v<Solver, UgksSolver>)
+        return "host";
+    else
+        return solver.halo_mode();
 }
-#endif
 
 /// Broadcast a list of strings from rank 0 of comm.
 std::vector<std::string> bcast_lines(const std::vector<std::string>& lines, MPI_Comm comm) {
@@ -185,22 +190,25 @@ void refuse_oversize(const Problem& pb, const Resources& res) {
     const MemoryEstimate& mem = res.mem;
     const double limit = res.memory_override;
     const double avail = allreduce(static_cast<double>(res.available), MPI_MIN, world);
-#if defined(UGKS_USE_CUDA)
-    const double need = allreduce(mem.device_part(), MPI_MAX, world);
-    const char* scope = "per rank (device arrays)";
-    const double host_node = allreduce(allreduce(mem.host_part(), MPI_SUM, node), MPI_MAX, world);
-    const double host_avail = allreduce(limit > 0 ? limit : host_physical_memory(), MPI_MIN, world);
-    if (host_avail > 0 && host_node > host_avail)
-        UGKS_INPUT_ERROR(
-            fmt::format("the memory estimate per node (host part of all ranks of a node: meshes "
-                        "and checkpoint buffers) {} ({} on rank 0) exceeds the memory of the host "
-                        "({}{}): use more nodes or fewer cells or velocities",
-                        human_bytes(host_node), res.mem_parts, human_bytes(host_avail),
-                        limit > 0 ? ", UGKS_TEST_MEMORY_LIMIT_BYTES" : ""));
-#else
-    const double need = allreduce(allreduce(mem.total(), MPI_SUM, node), MPI_MAX, world);
-    const char* scope = "per node (all ranks of a node)";
-#endif
+    // GPU builds: the solver's arrays per rank against the device; CPU builds: everything of all
+    // ranks of a node against the host.
+    constexpr bool gpu = device::capabilities().gpu;
+    const double need = gpu ? allreduce(mem.device_part(), MPI_MAX, world)
+                            : allreduce(allreduce(mem.total(), MPI_SUM, node), MPI_MAX, world);
+    const char* scope = gpu ? "per rank (device arrays)" : "per node (all ranks of a node)";
+    if (gpu) {
+        const double host_node =
+            allreduce(allreduce(mem.host_part(), MPI_SUM, node), MPI_MAX, world);
+        const double host_avail =
+            allreduce(limit > 0 ? limit : host_physical_memory(), MPI_MIN, world);
+        if (host_avail > 0 && host_node > host_avail)
+            UGKS_INPUT_ERROR(fmt::format(
+                "the memory estimate per node (host part of all ranks of a node: meshes "
+                "and checkpoint buffers) {} ({} on rank 0) exceeds the memory of the host "
+                "({}{}): use more nodes or fewer cells or velocities",
+                human_bytes(host_node), res.mem_parts, human_bytes(host_avail),
+                limit > 0 ? ", UGKS_TEST_MEMORY_LIMIT_BYTES" : ""));
+    }
     if (avail > 0 && need > avail)
         UGKS_INPUT_ERROR(fmt::format(
             "the memory estimate {} ({}; per rank max {}: {}) exceeds the memory of {} "

@@ -353,7 +353,7 @@ void prune_checkpoints(const std::string& dir, int keep) {
 }
 
 void write_checkpoint(const std::string& path, const CheckpointLayout& where,
-                      const std::string& config_yaml, const SolverState& st) {
+                      const std::string& config_yaml, const CheckpointState& st) {
     const PhaseSpaceLayout& L = *where.layout;
     const Mesh& M = *where.global_mesh;
     const LocalMesh& loc = *where.local;
@@ -502,7 +502,7 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
     });
 }
 
-SolverState read_checkpoint(const std::string& path, const CheckpointLayout& where,
+CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout& where,
                             CheckpointInfo* info) {
     const PhaseSpaceLayout& L = *where.layout;
     const LocalMesh& loc = *where.local;
@@ -539,7 +539,7 @@ SolverState read_checkpoint(const std::string& path, const CheckpointLayout& whe
     int first = 0, count = 0;
     blocks.range(L.q, first, count);
     const index_t B = blocks.block_size;
-    SolverState st;
+    CheckpointState st;
     st.step = s.info.step;
     st.time = s.info.time;
     std::uint64_t cs[5] = {0, 0, 0, 0, 0};

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ugks/core/error.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/mesh/sources.hpp"
 
 namespace ugks {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ugks/core/error.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/overset/overset.hpp"
 
 namespace ugks::overset {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 
 namespace ugks {
 

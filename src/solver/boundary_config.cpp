@@ -5,7 +5,7 @@
 #include <set>
 
 #include "ugks/core/error.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/mesh/mesh.hpp"
 
 namespace ugks {

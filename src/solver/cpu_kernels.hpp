@@ -65,8 +65,7 @@ inline void flux_interior(int B, const phys::FaceCoeffs& Fin, const double* n, c
                                wl * ghL[2 * B + v] + wr * ghR[2 * B + v], d0, d1, d2, u[0], u[1],
                                u[2], hf, ugh);
             if (SB)
-                kern::upwind_value(bf, wl * gbL[v] + wr * gbR[v],
-                                   wl * gbL[B + v] + wr * gbR[B + v],
+                kern::upwind_value(bf, wl * gbL[v] + wr * gbR[v], wl * gbL[B + v] + wr * gbR[B + v],
                                    wl * gbL[2 * B + v] + wr * gbR[2 * B + v], d0, d1, d2, u[0],
                                    u[1], u[2], bf, ugb);
         }

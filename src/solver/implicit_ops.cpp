@@ -41,8 +41,8 @@ inline void macro_offdiag(const Mesh& mesh, index_t no, const double* W, const d
     static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 arrays are read as [n][3] doubles");
     kern::macro_offdiag(i, no, mesh.cell_face_offsets.data(), mesh.cell_faces.data(),
                         mesh.face_owner.data(), mesh.face_neighbour.data(),
-                        mesh.face_normal.data()->data(), mesh.face_area.data(),
-                        mesh.cell_volume[i], W, rf, dW, gamma, off);
+                        mesh.face_normal.data()->data(), mesh.face_area.data(), mesh.cell_volume[i],
+                        W, rf, dW, gamma, off);
 }
 
 }  // namespace
@@ -92,8 +92,8 @@ inline void micro_row(const Mesh& mesh, index_t no, int B, const double* ux, con
         const double* xbj = coupled && xb ? xb + static_cast<std::size_t>(j) * B : nullptr;
         for (int v = 0; v < B; ++v) {
             const double un = ux[v] * n0 + uy[v] * n1 + uz[v] * n2;
-            kern::micro_row_face<true>(S, un, coupled, coupled ? xj[v] : 0.0,
-                                       xbj ? xbj[v] : 0.0, a[v], acc[v], accb[v]);
+            kern::micro_row_face<true>(S, un, coupled, coupled ? xj[v] : 0.0, xbj ? xbj[v] : 0.0,
+                                       a[v], acc[v], accb[v]);
         }
     }
 }

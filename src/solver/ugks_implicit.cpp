@@ -48,8 +48,8 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
         const index_t L = m_mesh.face_owner[f], R = m_mesh.face_neighbour[f];
         rf[f] = kern::spectral_radius(m_prim[L], m_tau[L], m_prim[R >= 0 ? R : L],
                                       m_tau[R >= 0 ? R : L], R >= 0, &m_s.normal[3 * f],
-                                      &m_s.face_dxL[3 * f], &m_s.face_dxR[3 * f], m_dtf[f],
-                                      m_gas.N, m_gas.Pr);
+                                      &m_s.face_dxL[3 * f], &m_s.face_dxR[3 * f], m_dtf[f], m_gas.N,
+                                      m_gas.Pr);
     }
     std::vector<double> diag(m_s.no);
     for (index_t i = 0; i < m_s.no; ++i)
@@ -57,7 +57,7 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
                                    m_mesh.face_area.data(), rf.data(), m_mesh.cell_volume[i],
                                    implicit_dtau(i));
     dW.assign(5 * static_cast<std::size_t>(m_s.nc), 0.0);  // ghosts stay zero
-    if (m_setup.time.macro_sweeps == 0) {                // point-implicit only
+    if (m_setup.time.macro_sweeps == 0) {                  // point-implicit only
         for (index_t i = 0; i < m_s.no; ++i)
             for (int e = 0; e < 5; ++e) dW[5 * i + e] = Rm[5 * i + e] / diag[i];
         return;
@@ -85,10 +85,7 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
                         m_order.data(), m_setup.time.macro_sweeps, gamma);
 }
 
-void UgksSolver::implicit_micro() {
-    // Equilibrium and tau of the predicted W^{n+1} (q^n from the moments of f^n).
-    compute_prims();
-    cell_tables();
+void UgksSolver::micro_relax() {
     const int B = m_s.B;
     const int D = m_gas.D;
     std::vector<double> a0(m_s.no);  // 1/dtau + 1/tau*
@@ -141,40 +138,33 @@ void UgksSolver::implicit_micro() {
                 const double u[3] = {V.ux[v], V.uy[v], V.uz[v]};
                 kern::add_conserved_moments(V.w[v], u, rh, rb, q);
             }
-            for (int e = 0; e < 5; ++e) Qb[(static_cast<std::size_t>(m) * m_s.no + i) * 5 + e] = q[e];
+            for (int e = 0; e < 5; ++e)
+                Qb[(static_cast<std::size_t>(m) * m_s.no + i) * 5 + e] = q[e];
         }
     }
-    // Moment-consistency correction (docs/steady.md section 7.4): W += tau (Rm - Q), Q the
-    // conserved moments of the microscopic residual with f^{n+1}. It is zero exactly when both
-    // residuals are, so the fixed point is unchanged; it moves W to the moments of f (plus the
-    // tau-weighted flux difference) in one step where the macroscopic prediction alone would
-    // relax that mismatch at the collision rate (slow at large Kn).
-    {
-        std::vector<double> Q(5 * static_cast<std::size_t>(m_s.no), 0.0);
-        for (int m = 0; m < m_s.nblk; ++m)  // fixed block order: deterministic sums
-            for (std::size_t k = 0; k < Q.size(); ++k)
-                Q[k] += Qb[static_cast<std::size_t>(m) * m_s.no * 5 + k];
-        {
-            ScopedTimer t("mpi_reduction");
-            MPI_Allreduce(MPI_IN_PLACE, Q.data(), static_cast<int>(Q.size()), MPI_DOUBLE, MPI_SUM,
-                          m_layout.comm_v);
-        }
-        for (index_t i = 0; i < m_s.no; ++i) {
-            double dc[5];
-            for (int e = 0; e < 5; ++e) dc[e] = m_tau[i] * (m_Rm[5 * i + e] - Q[5 * i + e]);
-            const double theta = implicit::positive_fraction(2.0 / m_gas.N, &m_W[5 * i], dc);
-            for (int e = 0; e < 5; ++e) m_W[5 * i + e] += theta * dc[e];
-        }
-        if (m_closed) {  // the correction is not conservative: back to the mass before the step
-            double before = 0, after = 0;
-            total_mass(before, after);
-            const double alpha = before / after;
-            for (index_t i = 0; i < m_s.no; ++i)
-                for (int e = 0; e < 5; ++e) m_W[5 * i + e] *= alpha;
-        }
-        compute_prims();
-    }
-    stage2_and_moments(-1.0);  // q and stress from the new f
+    m_Qm.assign(5 * static_cast<std::size_t>(m_s.no), 0.0);
+    for (int m = 0; m < m_s.nblk; ++m)  // fixed block order: deterministic sums
+        for (std::size_t k = 0; k < m_Qm.size(); ++k)
+            m_Qm[k] += Qb[static_cast<std::size_t>(m) * m_s.no * 5 + k];
+}
+
+void UgksSolver::sum_micro_moments() {
+    ScopedTimer t("mpi_reduction");
+    MPI_Allreduce(MPI_IN_PLACE, m_Qm.data(), static_cast<int>(m_Qm.size()), MPI_DOUBLE, MPI_SUM,
+                  m_layout.comm_v);
+}
+
+void UgksSolver::moment_correction() {
+    for (index_t i = 0; i < m_s.no; ++i)
+        kern::moment_correction(m_tau[i], &m_Rm[5 * i], &m_Qm[5 * i], 2.0 / m_gas.N, &m_W[5 * i]);
+}
+
+void UgksSolver::rescale_mass_W() {
+    double before = 0, after = 0;
+    total_mass(before, after);
+    const double alpha = before / after;
+    for (index_t i = 0; i < m_s.no; ++i)
+        for (int e = 0; e < 5; ++e) m_W[5 * i + e] *= alpha;
 }
 
 }  // namespace ugks

@@ -10,15 +10,16 @@
 #include <string_view>
 
 #include "cpu_kernels.hpp"
+#include "ugks/core/error.hpp"
+#include "ugks/core/timer.hpp"
+#include "ugks/solver/implicit_ops.hpp"
 #include "ugks/solver/kernels/bc_diffuse_wall.hpp"
 #include "ugks/solver/kernels/bc_symmetry.hpp"
 #include "ugks/solver/kernels/face_input.hpp"
 #include "ugks/solver/kernels/time_step.hpp"
-#include "ugks/core/error.hpp"
-#include "ugks/core/timer.hpp"
-#include "ugks/solver/implicit_ops.hpp"
 #include "ugks/solver/raw_moments.hpp"
 #include "ugks/solver/step_common.hpp"
+#include "ugks/solver/step_phases.hpp"
 
 namespace ugks {
 namespace {
@@ -74,10 +75,12 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     m_fc.assign(m_s.nf, phys::FaceCoeffs{});
     m_Facc.assign(5 * m_s.nf, 0.0);
     m_rho_wall.assign(m_s.nf, 0.0);
-    m_gh.assign(m_setup.numerics.order >= 2 ? 3 * static_cast<std::size_t>(m_s.B) * m_s.nc : 0, 0.0);
-    m_gb.assign(
-        m_setup.numerics.order >= 2 && m_s.store_b ? 3 * static_cast<std::size_t>(m_s.B) * m_s.nc : 0,
-        0.0);
+    m_gh.assign(m_setup.numerics.order >= 2 ? 3 * static_cast<std::size_t>(m_s.B) * m_s.nc : 0,
+                0.0);
+    m_gb.assign(m_setup.numerics.order >= 2 && m_s.store_b
+                    ? 3 * static_cast<std::size_t>(m_s.B) * m_s.nc
+                    : 0,
+                0.0);
     m_phi_h.assign(static_cast<std::size_t>(m_s.nf) * m_s.B, 0.0);
     m_phi_b.assign(m_s.store_b ? static_cast<std::size_t>(m_s.nf) * m_s.B : 0, 0.0);
     m_Fsum.assign(5 * static_cast<std::size_t>(m_s.nf), 0.0);
@@ -223,9 +226,8 @@ void UgksSolver::gradients_W() {
     if (m_setup.numerics.order < 2) return;
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_s.no; ++i)
-        kern::gradient_W_cell(i, m_W.data(), m_s.lsq_off.data(), m_s.lsq_nbr.data(),
-                              m_s.lsq.data(), m_s.slot_dx.data(), m_s.limiter, m_s.kd3[i],
-                              &m_gradW[15 * i]);
+        kern::gradient_W_cell(i, m_W.data(), m_s.lsq_off.data(), m_s.lsq_nbr.data(), m_s.lsq.data(),
+                              m_s.slot_dx.data(), m_s.limiter, m_s.kd3[i], &m_gradW[15 * i]);
     m_halo.exchange(m_gradW.data(), 15);
 }
 
@@ -415,8 +417,8 @@ void UgksSolver::sweep(double dt) {
                             hf = h[B * L + v];
                             if (SB) bf = b[B * L + v];
                             if (second) {
-                                kern::upwind_value(hf, g[0], g[B], g[2 * B], dxL[0], dxL[1],
-                                                   dxL[2], u[0], u[1], u[2], hf, ugh);
+                                kern::upwind_value(hf, g[0], g[B], g[2 * B], dxL[0], dxL[1], dxL[2],
+                                                   u[0], u[1], u[2], hf, ugh);
                                 if (SB) {
                                     const double* e = &gb[3 * B * L + v];
                                     kern::upwind_value(bf, e[0], e[B], e[2 * B], dxL[0], dxL[1],
@@ -432,9 +434,9 @@ void UgksSolver::sweep(double dt) {
                         double u2 = 0.0;
                         for (int d = 0; d < D; ++d) u2 += u[d] * u[d];
                         double ph, pb, fmh, fmb;
-                        phys::micro_flux_lane<D, SB>(fc.eq, un > 0 ? fc.aL : fc.aR, fc.A, fc.tc,
-                                                     u, u2, un, phys::maxwellian_H<D>(fc.eq, u),
-                                                     hf, bf, ugh, ugb, ph, pb, fmh, fmb);
+                        phys::micro_flux_lane<D, SB>(fc.eq, un > 0 ? fc.aL : fc.aR, fc.A, fc.tc, u,
+                                                     u2, un, phys::maxwellian_H<D>(fc.eq, u), hf,
+                                                     bf, ugh, ugb, ph, pb, fmh, fmb);
                         phi_h[f * B + v] = ph;
                         if (SB) phi_b[f * B + v] = pb;
                         kern::add_flux_moments<D, SB>(m_s.w[s], u, u2, fmh, fmb, acc);
@@ -465,7 +467,7 @@ void UgksSolver::sweep(double dt) {
             }
             const double invV = 1.0 / m_mesh.cell_volume[i];
             if (m_implicit) {
-                // implicit steady iteration: keep the flux residual rate for implicit_micro
+                // implicit steady iteration: keep the flux residual rate for the microscopic update (micro_relax)
                 // (rh was accumulated with the factor dt_i / dt_f: divide by dt_i)
                 const double sc = -invV / m_dtc[i];
                 const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * B;
@@ -542,9 +544,8 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         wall_data_from_flux(&F[5 * f], m_local_dt ? m_dtf[f] : dt,
                             m_setup.boundaries[m_s.face_bc[f]].U, wd);
     }
-    const double parts[7] = {res[0],  res[1] + res[2] + res[3], res[4],
-                             absW[0], mom_scale,                absW[4],
-                             static_cast<double>(m_s.no)};
+    const double parts[7] = {res[0],  res[1] + res[2] + res[3],   res[4], absW[0], mom_scale,
+                             absW[4], static_cast<double>(m_s.no)};
     residual_norms(m_layout, parts, r);
     // Failure check: non-finite W or non-positive density / temperature.
     index_t bad = -1;
@@ -618,42 +619,21 @@ void UgksSolver::stage2_and_moments(double dt) {
         q_stress_from_raw(&mom[17 * i], m_prim[i], m_gas.D, &m_q[3 * i], &m_stress[6 * i]);
 }
 
-StepResult UgksSolver::step() {
-    StepResult r;
-    {
-        ScopedTimer t("mpi_halo");
-        m_halo.exchange(m_W.data(), 5);
-        m_halo.exchange(m_q.data(), 3);
-    }
+StepResult UgksSolver::step() { return run_step(*this); }
+
+void UgksSolver::exchange_macro() {
+    m_halo.exchange(m_W.data(), 5);
+    m_halo.exchange(m_q.data(), 3);
+}
+
+void UgksSolver::cell_states() {
     compute_prims();
     cell_tables();
-    const double dt = m_local_dt ? compute_local_dt() : compute_dt();
-    r.dt = dt;
-    {
-        ScopedTimer t("reconstruction");
-        gradients_W();
-    }
-    {
-        ScopedTimer t("flux");
-        face_precompute(dt);
-    }
-    wall_densities();
-    sweep(dt);
-    {
-        ScopedTimer t("update");
-        macro_update(dt, r);
-    }
-    if (r.failed) return r;
-    if (m_implicit) {
-        ScopedTimer t("implicit");
-        implicit_micro();
-    } else {
-        ScopedTimer t("update");
-        stage2_and_moments(dt);
-    }
+}
+
+void UgksSolver::advance(double dt) {
     ++m_step;
     m_time += dt;
-    return r;
 }
 
 std::vector<CellField> UgksSolver::fields() const {

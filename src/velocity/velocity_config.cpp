@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks {

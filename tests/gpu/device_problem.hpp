@@ -14,7 +14,7 @@
 
 #include "ugks/app/case_setup.hpp"
 #include "ugks/device/device.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/mesh/mesh.hpp"
 #include "ugks/mesh/sources.hpp"
 #include "ugks/parallel/layout.hpp"

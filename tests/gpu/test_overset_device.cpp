@@ -13,7 +13,7 @@
 #include <string>
 
 #include "../unit/overset/overset_test_meshes.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/mesh/sources.hpp"
 #include "ugks/overset/overset.hpp"
 

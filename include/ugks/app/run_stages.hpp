@@ -10,28 +10,24 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 
 #include "ugks/app/case_setup.hpp"
 #include "ugks/app/run_case.hpp"
 #include "ugks/core/timer.hpp"
 #include "ugks/io/checkpoint_io.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/solver/ugks_solver.hpp"
-#include "ugks/velocity/velocity_grid.hpp"
-#if defined(UGKS_USE_CUDA)
+#include "ugks/device/capabilities.hpp"
 #include "ugks/solver/ugks_solver_device.hpp"
-#endif
+#include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks {
 
 /// The solver of the time loop: the device solver in CUDA builds, the CPU solver otherwise.
-#if defined(UGKS_USE_CUDA)
-using StepSolver = UgksSolverDevice;
-#else
-using StepSolver = UgksSolver;
-#endif
+using StepSolver = std::conditional_t<device::kGpuBuild, UgksSolverDevice, UgksSolver>;
 
 /// What the run measured before it read anything: the wall-clock start (history.csv's wall_time,
 /// summary.json's wall_time_total_s) and the resident set (summary.json).

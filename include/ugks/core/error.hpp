@@ -8,13 +8,14 @@ namespace ugks {
 /// Exit codes of ugks_solver (docs/architecture.md section 2).
 enum ExitCode : int {
     kExitSuccess = 0,
-    kExitFailure = 1,   ///< anything else (internal error)
-    kExitInput = 2,     ///< bad input: case file, mesh, velocity file, command line, checkpoint
-    kExitNumerical = 3, ///< non-finite value or non-positive density/temperature
-    kExitSignal = 4,    ///< stopped by a signal after writing a checkpoint
+    kExitFailure = 1,    ///< anything else (internal error)
+    kExitInput = 2,      ///< bad input: case file, mesh, velocity file, command line, checkpoint
+    kExitNumerical = 3,  ///< non-finite value or non-positive density/temperature
+    kExitSignal = 4,     ///< stopped by a signal after writing a checkpoint
 };
 
-/// Bad user input. The message names the key path / file and line. main() turns it into exit code 2.
+/// Bad user input. The message names the key path / file and line. main() turns it into exit
+/// code 2.
 class InputError : public std::runtime_error {
 public:
     explicit InputError(const std::string& msg) : std::runtime_error(msg) {}
@@ -33,21 +34,21 @@ namespace detail {
 }  // namespace ugks
 
 /// Always-on check of an internal invariant; on failure prints file:line and aborts all ranks.
-#define UGKS_REQUIRE(cond, msg)                                                                 \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            std::ostringstream ugks_os_;                                                        \
-            ugks_os_ << "requirement failed: " #cond ": " << msg;                               \
-            ::ugks::detail::internal_fail(ugks_os_.str(), __FILE__, __LINE__);                  \
-        }                                                                                       \
+#define UGKS_REQUIRE(cond, msg)                                                \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            std::ostringstream ugks_os_;                                       \
+            ugks_os_ << "requirement failed: " #cond ": " << msg;              \
+            ::ugks::detail::internal_fail(ugks_os_.str(), __FILE__, __LINE__); \
+        }                                                                      \
     } while (0)
 
 /// Throw an InputError built from a stream expression: UGKS_INPUT_ERROR("key 'a.b': " << x).
-#define UGKS_INPUT_ERROR(msg)                                                                   \
-    do {                                                                                        \
-        std::ostringstream ugks_os_;                                                            \
-        ugks_os_ << msg;                                                                        \
-        throw ::ugks::InputError(ugks_os_.str());                                               \
+#define UGKS_INPUT_ERROR(msg)                     \
+    do {                                          \
+        std::ostringstream ugks_os_;              \
+        ugks_os_ << msg;                          \
+        throw ::ugks::InputError(ugks_os_.str()); \
     } while (0)
 
 #ifndef NDEBUG

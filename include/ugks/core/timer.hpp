@@ -9,9 +9,9 @@
 namespace ugks {
 
 /// Wall-clock timers by category (docs/architecture.md section 8: kernels, copies and MPI apart).
-/// Categories used across the code: "reconstruction", "flux", "update", "reduction_device", "h2d", "d2h",
-/// "mpi_halo", "mpi_reduction", "io", "setup", "total". Host-side wall time; device work is fenced by the
-/// caller before stopping a device category.
+/// Categories used across the code: "reconstruction", "flux", "update", "reduction_device", "h2d",
+/// "d2h", "mpi_halo", "mpi_reduction", "io", "setup", "total". Host-side wall time; device work is
+/// fenced by the caller before stopping a device category.
 class Timers {
 public:
     void start(const std::string& category);
@@ -39,7 +39,9 @@ Timers& timers();
 /// RAII scope: ScopedTimer t("io");
 class ScopedTimer {
 public:
-    explicit ScopedTimer(std::string category) : m_cat(std::move(category)) { timers().start(m_cat); }
+    explicit ScopedTimer(std::string category) : m_cat(std::move(category)) {
+        timers().start(m_cat);
+    }
     ~ScopedTimer() { timers().stop(m_cat); }
     ScopedTimer(const ScopedTimer&) = delete;
     ScopedTimer& operator=(const ScopedTimer&) = delete;

@@ -22,9 +22,10 @@ inline constexpr int kCheckpointFormatVersion = 1;
 /// UGKS_TEST_CHECKPOINT_CHUNK_BYTES (docs/usage.md); the file is the same for any chunk size.
 inline constexpr std::size_t kCheckpointChunkBytes = std::size_t{256} << 20;
 
-/// The resumable state of one rank's solver (UgksSolver / UgksSolverDevice::state_export and
-/// state_import). Host memory; local numbering of the rank's LocalMesh and velocity blocks.
-struct SolverState {
+/// The resumable state of one rank's solver (the solver layer calls it SolverState,
+/// ugks/solver/solver_state.hpp). Host memory; local numbering of the rank's LocalMesh and velocity
+/// blocks.
+struct CheckpointState {
     long step = 0;               ///< steps done
     double time = 0;             ///< simulated (nondimensional) time
     std::vector<double> W;       ///< conservative state, 5 per local cell (owned, then ghost)
@@ -65,14 +66,14 @@ struct CheckpointInfo {
 /// fsync'ed and renamed, so an interrupted write never replaces or damages an earlier checkpoint.
 /// Write failures throw InputError naming the path on every rank.
 void write_checkpoint(const std::string& path, const CheckpointLayout& where,
-                      const std::string& config_yaml, const SolverState& state);
+                      const std::string& config_yaml, const CheckpointState& state);
 
 /// Read and validate `path` for this rank's decomposition (any P_x x P_v and block size; collective
 /// over where.layout->world). Checks, in order: the file opens (a truncated file does not), format
 /// and format_version, the mesh (cell count, centroids and volumes), the velocity grid (count,
 /// points, weights), velocity dimension, K_int and b, dataset shapes, then every dataset's
 /// checksum. Any failure throws the same InputError on every rank: "checkpoint 'path': <problem>".
-SolverState read_checkpoint(const std::string& path, const CheckpointLayout& where,
+CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout& where,
                             CheckpointInfo* info = nullptr);
 
 /// Order-independent checksum of a dataset: the sum modulo 2^64 of a 64-bit mix of each element's

@@ -1,10 +1,8 @@
 #pragma once
-/// Cell (element) types and the one table of their properties (name, dimension, node count), for
-/// host and device code: the mesh, its readers and writers, and the overset layer read it from
-/// here.
+/// Cell (element) types and the one table of their properties (name, dimension, node count): the
+/// mesh, its readers and writers, and the overset layer read it from here. constexpr, so device
+/// code may call it too (CUDA builds compile with --expt-relaxed-constexpr).
 #include <cstdint>
-
-#include "ugks/device/macros.hpp"
 
 namespace ugks {
 
@@ -31,7 +29,7 @@ struct CellTypeInfo {
 
 /// The cell-type table. A value outside the enumeration gives {"unknown", 0, 0} (the checked
 /// accessors of mesh.hpp, cell_num_nodes and friends, throw instead).
-UGKS_HOST_DEVICE constexpr CellTypeInfo cell_type_info(CellType t) {
+constexpr CellTypeInfo cell_type_info(CellType t) {
     // In CellType order (Segment = 1 ... Pyramid = 7).
     constexpr CellTypeInfo table[] = {{"segment", 1, 2}, {"triangle", 2, 3}, {"quad", 2, 4},
                                       {"tetra", 3, 4},   {"hexa", 3, 8},     {"prism", 3, 6},

@@ -79,8 +79,8 @@ UGKS_HOST_DEVICE inline void maxwellian_pair(const EqConst& C, const double u[3]
                                              double& B);
 /// B, H+ and B+ for a given H.
 template <int D, bool HB>
-UGKS_HOST_DEVICE inline void shakhov_parts(const EqConst& C, const double u[3], double H,
-                                           double& B, double& Hp, double& Bp);
+UGKS_HOST_DEVICE inline void shakhov_parts(const EqConst& C, const double u[3], double H, double& B,
+                                           double& Hp, double& Bp);
 /// The Shakhov equilibrium h+ = H + H+, b+ = B + B+ for a given H.
 template <int D, bool HB>
 UGKS_HOST_DEVICE inline void shakhov_given_H(const EqConst& C, const double u[3], double H,
@@ -148,8 +148,8 @@ struct FaceInput {
 };
 struct FaceCoeffs {
     // What the per-velocity flux reads, first (the CUDA flux kernel stages only these words):
-    EqConst eq;       ///< equilibrium constants of (p0, qf)
-    TimeCoeffs tc{};  ///< q1..q5
+    EqConst eq;          ///< equilibrium constants of (p0, qf)
+    TimeCoeffs tc{};     ///< q1..q5
     Slope aL[3], aR[3];  ///< spatial micro slopes per global direction j (decision U2: L for
                          ///< u.n > 0); zero for j >= D
     Slope A;             ///< time slope (section 5.5, with the L/R split)
@@ -192,9 +192,9 @@ UGKS_HOST_DEVICE inline void micro_flux(const FaceCoeffs& fc, const GasParams& g
 template <int D, bool HB>
 UGKS_HOST_DEVICE inline void micro_flux_lane(const EqConst& E0, const Slope* a, const Slope& A,
                                              const TimeCoeffs& tc, const double u[3], double u2,
-                                             double un, double H0, double hf, double bf,
-                                             double ugh, double ugb, double& phi_h, double& phi_b,
-                                             double& fm_h, double& fm_b);
+                                             double un, double H0, double hf, double bf, double ugh,
+                                             double ugb, double& phi_h, double& phi_b, double& fm_h,
+                                             double& fm_b);
 
 /// micro_flux with the interface Maxwellian value H0 at u given.
 UGKS_HOST_DEVICE inline void micro_flux_H(const FaceCoeffs& fc, const GasParams& g,

@@ -1,7 +1,7 @@
 #pragma once
 #include <vector>
 
-#include "ugks/app/case_setup.hpp"
+#include "ugks/solver/case_config.hpp"
 #include "ugks/core/types.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/parallel/layout.hpp"

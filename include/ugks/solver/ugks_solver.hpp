@@ -5,13 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "ugks/app/case_setup.hpp"
-#include "ugks/io/checkpoint_io.hpp"
+#include "ugks/solver/case_config.hpp"
+#include "ugks/core/timer.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/physics/kinetic.hpp"
 #include "ugks/solver/macro_krylov.hpp"
+#include "ugks/solver/solver_state.hpp"
 #include "ugks/solver/solver_static.hpp"
 
 namespace ugks::cpu {
@@ -75,6 +76,26 @@ public:
     void state_import(const SolverState& s);
 
 private:
+    // The phases of run_step / run_implicit_micro (ugks/solver/step_phases.hpp).
+    template <class B>
+    friend StepResult run_step(B& b);
+    template <class B>
+    friend void run_implicit_micro(B& b);
+    ScopedTimer phase(const char* name) const { return ScopedTimer(name); }
+    void exchange_macro();
+    void cell_states();  ///< compute_prims, then cell_tables
+    bool local_steps() const { return m_local_dt; }
+    bool implicit_steps() const { return m_implicit; }
+    bool closed_domain() const { return m_closed; }
+    void end_of_step() {}
+    void advance(double dt);
+    /// Implicit: per block, the rhs R_flux + (f+* - f)/tau*, micro_sweeps SGS pairs, f += df and
+    /// the conserved moments of the new residual into m_Qm (blocks summed in a fixed order).
+    void micro_relax();
+    void sum_micro_moments();  ///< m_Qm summed over comm_v
+    void moment_correction();  ///< W += theta tau (Rm - Q) per owned cell
+    void rescale_mass_W();     ///< W scaled back to the mass of m_Wold (closed domain)
+
     void compute_prims();
     /// 2 V_i / sum_f S_f s_f,i: the CFL bound of owned cell i per unit CFL number (section 7), the
     /// rule of both the global and the local (steady mode) time step.
@@ -96,10 +117,6 @@ private:
     /// steady residual rate Rm = -(1/V) sum sigma S F_f/dt_f of the owned cells (5 per cell) by
     /// symmetric Gauss-Seidel sweeps of the linearized (Euler flux + spectral radius) equations.
     void implicit_macro(const std::vector<double>& Rm, std::vector<double>& dW);
-    /// Implicit steady iteration: microscopic update f += df per velocity from the stored flux
-    /// residual, with the equilibrium and tau of the predicted W (first-order upwind transport
-    /// + relaxation operator, symmetric Gauss-Seidel sweeps); then q and stress from f.
-    void implicit_micro();
     /// Sweep order of the implicit iteration (time.implicit.ordering) into m_order.
     void implicit_ordering();
     /// Pseudo-time step of owned cell i in the implicit iteration.
@@ -117,9 +134,9 @@ private:
     const VelocityBlocks& m_blocks;
     phys::GasParams m_gas;
     SolverStatic m_s;  ///< velocity tables, face kinds, LSQ data, geometric vectors
-    std::vector<phys::EqConst> m_cell_eq;  ///< per owned cell: equilibrium constants
+    std::vector<phys::EqConst> m_cell_eq;       ///< per owned cell: equilibrium constants
     std::vector<std::array<double, 5>> m_bc_W;  ///< per boundary condition: W of its state
-    std::vector<phys::EqConst> m_bc_eq;  ///< per boundary condition: its state's Maxwellian
+    std::vector<phys::EqConst> m_bc_eq;         ///< per boundary condition: its state's Maxwellian
 
     // state
     std::vector<double> m_W, m_Wold, m_gradW, m_q, m_tau;  ///< per local cell: 5, 5, 15, 3, 1
@@ -145,6 +162,7 @@ private:
     std::vector<index_t> m_order;     ///< implicit: owned cells in sweep order
     implicit::BlockCsr5 m_macro_csr;  ///< implicit, macro_solver gmres: the macroscopic matrix
     std::vector<double> m_Rm;  ///< implicit: steady macroscopic residual rate of the step (5/cell)
+    std::vector<double> m_Qm;  ///< implicit: moments of the new microscopic residual (5/cell)
     std::vector<double> m_res_h,
         m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
     long m_step = 0;

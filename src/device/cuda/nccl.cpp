@@ -8,13 +8,13 @@
 #if defined(UGKS_HAVE_NCCL)
 #include <nccl.h>
 
-#define UGKS_NCCL_CHECK(call)                                                                    \
-    do {                                                                                         \
-        const ncclResult_t ugks_r_ = (call);                                                     \
-        if (ugks_r_ != ncclSuccess)                                                              \
-            ::ugks::detail::internal_fail(                                                       \
-                fmt::format("NCCL error in {}: {}", #call, ncclGetErrorString(ugks_r_)),         \
-                __FILE__, __LINE__);                                                             \
+#define UGKS_NCCL_CHECK(call)                                                                      \
+    do {                                                                                           \
+        const ncclResult_t ugks_r_ = (call);                                                       \
+        if (ugks_r_ != ncclSuccess)                                                                \
+            ::ugks::detail::internal_fail(                                                         \
+                fmt::format("NCCL error in {}: {}", #call, ncclGetErrorString(ugks_r_)), __FILE__, \
+                __LINE__);                                                                         \
     } while (0)
 
 namespace ugks::device {

@@ -126,9 +126,8 @@ HaloMode resolve_halo(const std::string& req, MPI_Comm world) {
     return HaloMode::staged;
 }
 
-
-DeviceHalo::DeviceHalo(MPI_Comm comm, const HaloPattern& pat, int max_width, const std::string& label,
-           HaloMode mode, const device::NcclComm* nccl)
+DeviceHalo::DeviceHalo(MPI_Comm comm, const HaloPattern& pat, int max_width,
+                       const std::string& label, HaloMode mode, const device::NcclComm* nccl)
     : m_mode(mode), m_nccl(nccl) {
     std::vector<index_t> send, recv;
     for (const auto& l : pat.send_cells) send.insert(send.end(), l.begin(), l.end());
@@ -179,7 +178,8 @@ DeviceHalo::~DeviceHalo() {
     if (m_packed) cudaEventDestroy(m_packed);
     if (m_comm != MPI_COMM_NULL) MPI_Comm_free(&m_comm);
 }
-void DeviceHalo::start(cudaStream_t st, const double* a, const double* b, int wa, std::string& last) {
+void DeviceHalo::start(cudaStream_t st, const double* a, const double* b, int wa,
+                       std::string& last) {
     if (!m_active) return;
     const int w = b ? 2 * wa : wa;
     UGKS_REQUIRE(w <= m_max_width, "halo row width " << w << " > " << m_max_width);
@@ -193,8 +193,7 @@ void DeviceHalo::start(cudaStream_t st, const double* a, const double* b, int wa
         if (m_et) m_et->end(t0, "k_pack", st);
         if (m_mode == HaloMode::staged) {
             const int t1 = m_et ? m_et->begin(st) : -1;
-            UGKS_CUDA_CHECK(cudaMemcpyAsync(m_host, m_dsend.data(),
-                                            sizeof(double) * m_nsend * w,
+            UGKS_CUDA_CHECK(cudaMemcpyAsync(m_host, m_dsend.data(), sizeof(double) * m_nsend * w,
                                             cudaMemcpyDeviceToHost, st));
             if (m_et) m_et->end(t1, "d2h", st);
         }
@@ -218,8 +217,8 @@ void DeviceHalo::finish(cudaStream_t st, double* a, double* b, int wa, std::stri
         if (m_nrecv > 0) {
             const int t0 = m_et ? m_et->begin(st) : -1;
             UGKS_CUDA_CHECK(cudaMemcpyAsync(m_drecv.data(), m_host + m_nsend * w,
-                                            sizeof(double) * m_nrecv * w,
-                                            cudaMemcpyHostToDevice, st));
+                                            sizeof(double) * m_nrecv * w, cudaMemcpyHostToDevice,
+                                            st));
             if (m_et) m_et->end(t0, "h2d", st);
         }
     } else if (m_mode == HaloMode::cuda_aware) {

@@ -146,8 +146,8 @@ __device__ inline void split_cell_vel(index_t k, int B, index_t& i, int& v) {
 
 /// kern::cfl_ratio of owned cell i.
 __device__ inline double cfl_ratio(const Ctx& C, index_t i) {
-    return kern::cfl_ratio(C.prim[i], C.gas.N, C.umax, C.vol[i], C.cf_off[i], C.cf_off[i + 1],
-                           C.cf, C.normal, C.area);
+    return kern::cfl_ratio(C.prim[i], C.gas.N, C.umax, C.vol[i], C.cf_off[i], C.cf_off[i + 1], C.cf,
+                           C.normal, C.area);
 }
 
 /// The thread's velocity s of the block: u, |u|^2 over the first D components, weight, and the
@@ -214,6 +214,5 @@ inline void dispatch(int D, bool store_b, F&& f) {
     else
         f(I1{}, std::true_type{});
 }
-
 
 }  // namespace ugks::cudastep

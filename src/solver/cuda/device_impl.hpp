@@ -129,6 +129,33 @@ struct UgksSolverDevice::Impl {
         if (e != cudaSuccess) device::fault(e, what, last_kernel);
     }
 
+    // The phases of run_step / run_implicit_micro (ugks/solver/step_phases.hpp).
+    device::NvtxRange phase(const char* name) const { return device::NvtxRange(name); }
+    void exchange_macro() {
+        macro_halo(d_W.data(), 5);
+        macro_halo(d_q.data(), 3);
+    }
+    void cell_states() { compute_prims(); }
+    bool local_steps() const { return local_dt; }
+    bool implicit_steps() const { return implicit; }
+    bool closed_domain() const { return closed; }
+    /// The step's queued work done (a fault names the last kernel), the event timers read.
+    void end_of_step() {
+        sync(compute, "end of step");
+        sync(comm, "end of step");
+        et.flush();
+    }
+    void advance(double dt) {
+        ++step_no;
+        time += dt;
+    }
+    /// Implicit: a0, the rhs res + (f+* - f)/tau*, micro_sweeps SGS pairs over the colours for
+    /// every local velocity at once, f += df and the moments of the new residual into d_Qm.
+    void micro_relax();
+    void sum_micro_moments() { allreduce_v(d_Qm, 5 * S.no); }
+    void moment_correction();  ///< k_imp_correct (kern::moment_correction)
+    void rescale_mass_W() { mass_rescale(false); }
+
     void setup_all();
     void compute_prims();
     double compute_dt();
@@ -145,9 +172,6 @@ struct UgksSolverDevice::Impl {
     void implicit_macro();
     /// Implicit, macro_solver gmres: the macroscopic prediction by GMRES on the device.
     void implicit_macro_gmres();
-    /// Implicit: the microscopic update and the moment-consistency correction
-    /// (UgksSolver::implicit_micro).
-    void implicit_micro();
     void gradients_W();
     void face_precompute(double dt);
     void wall_densities();

@@ -167,12 +167,7 @@ void UgksSolverDevice::Impl::implicit_macro_gmres() {
                             setup.time.gmres_tolerance);
 }
 
-void UgksSolverDevice::Impl::implicit_micro() {
-    // UgksSolver::implicit_micro: prims, tau and tables of the predicted W* (q^n), the rhs
-    // res + (f+* - f)/tau*, micro_sweeps symmetric Gauss-Seidel pairs over the colours for every
-    // local velocity at once, f += df with the moments Q of the new residual (summed over comm_v),
-    // W += tau* (Rm - Q), the closed-domain mass rescale of W, then q and the stress from f.
-    compute_prims();
+void UgksSolverDevice::Impl::micro_relax() {
     const index_t nos = S.no * S.ns;
     if (nos > 0) {
         UGKS_TIMED_LAUNCH(
@@ -203,14 +198,13 @@ void UgksSolverDevice::Impl::implicit_micro() {
     } else if (S.no > 0) {
         UGKS_CUDA_CHECK(cudaMemsetAsync(d_Qm.data(), 0, sizeof(double) * 5 * S.no, compute));
     }
-    allreduce_v(d_Qm, 5 * S.no);
+}
+
+void UgksSolverDevice::Impl::moment_correction() {
     if (S.no > 0) {
         UGKS_TIMED_LAUNCH((*this), "k_imp_correct", compute,
                           k_imp_correct<<<grid_for(S.no), kThreads, 0, compute>>>(C));
     }
-    if (closed) mass_rescale(false);  // the correction is not conservative
-    compute_prims();
-    stage2_and_moments(-1.0);  // q and stress from the new f
 }
 
 }  // namespace ugks

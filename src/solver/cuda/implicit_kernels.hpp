@@ -34,9 +34,9 @@ __global__ void k_imp_rf(Ctx C) {
     if (f >= C.nf) return;
     const index_t L = C.owner[f], R = C.neigh[f];
     const index_t Rs = R >= 0 ? R : L;
-    C.rf[f] = kern::spectral_radius(C.prim[L], C.tau[L], C.prim[Rs], C.tau[Rs], R >= 0,
-                                    &C.normal[3 * f], &C.dxL[3 * f], &C.dxR[3 * f], C.dtf[f],
-                                    C.gas.N, C.gas.Pr);
+    C.rf[f] =
+        kern::spectral_radius(C.prim[L], C.tau[L], C.prim[Rs], C.tau[Rs], R >= 0, &C.normal[3 * f],
+                              &C.dxL[3 * f], &C.dxR[3 * f], C.dtf[f], C.gas.N, C.gas.Pr);
 }
 
 /// Implicit: the diagonal 1/dtau_i + (1/2V_i) sum_f S_f r_f of the macroscopic system, per owned
@@ -62,8 +62,8 @@ __global__ void k_imp_macro_relax(Ctx C, const index_t* cells, index_t n) {
     if (t >= n) return;
     const index_t i = cells[t];
     double off[5];
-    kern::macro_offdiag(i, C.no, C.cf_off, C.cf, C.owner, C.neigh, C.normal, C.area, C.vol[i],
-                        C.W, C.rf, C.dW, (C.gas.N + 2.0) / C.gas.N, off);
+    kern::macro_offdiag(i, C.no, C.cf_off, C.cf, C.owner, C.neigh, C.normal, C.area, C.vol[i], C.W,
+                        C.rf, C.dW, (C.gas.N + 2.0) / C.gas.N, off);
     for (int e = 0; e < 5; ++e) C.dW[5 * i + e] = (C.Rm[5 * i + e] - off[e]) / C.diag[i];
 }
 
@@ -75,8 +75,8 @@ __global__ void k_kr_fill(Ctx C, const index_t* rp, const index_t* col, const in
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
     for (index_t p = 25 * rp[i]; p < 25 * rp[i + 1]; ++p) val[p] = 0.0;
-    kern::macro_fill_row(i, C.no, C.cf_off, C.cf, C.owner, C.neigh, C.normal, C.area, C.vol[i],
-                         C.W, C.rf, C.diag, (C.gas.N + 2.0) / C.gas.N, rp, col, dg, val);
+    kern::macro_fill_row(i, C.no, C.cf_off, C.cf, C.owner, C.neigh, C.normal, C.area, C.vol[i], C.W,
+                         C.rf, C.diag, (C.gas.N + 2.0) / C.gas.N, rp, col, dg, val);
 }
 
 /// Implicit, gmres: y = A x for the block rows 0..n-1.
@@ -134,7 +134,7 @@ __global__ void k_imp_apply(Ctx C, double* parts, double* bad) {
     P[6] = fabs(C.W[5 * i + 4]);
     P[7] = kern::momentum_scale(&C.W[5 * i], C.gas.N);
     bad[i] = kern::cell_state_ok(&C.W[5 * i], C.gas.N) ? static_cast<double>(C.no)
-                                                        : static_cast<double>(i);
+                                                       : static_cast<double>(i);
 }
 
 /// Implicit: a0_i = 1/dtau_i + 1/tau*_i per owned cell (prims and tau of the predicted W*).
@@ -238,10 +238,7 @@ __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C) {
 __global__ void k_imp_correct(Ctx C) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    double dc[5];
-    for (int e = 0; e < 5; ++e) dc[e] = C.tau[i] * (C.Rm[5 * i + e] - C.Qm[5 * i + e]);
-    const double theta = implicit::positive_fraction(2.0 / C.gas.N, &C.W[5 * i], dc);
-    for (int e = 0; e < 5; ++e) C.W[5 * i + e] += theta * dc[e];
+    kern::moment_correction(C.tau[i], &C.Rm[5 * i], &C.Qm[5 * i], 2.0 / C.gas.N, &C.W[5 * i]);
 }
 
 }  // namespace

@@ -79,8 +79,8 @@ __global__ void k_face_pre(Ctx C, double dt) {
     const int kind = C.kind[f];
     if (is_kinetic_boundary(kind)) return;
     phys::FaceInput in{};
-    kern::face_input(kind, f, C.owner[f], C.neigh[f], C.W, C.gradW, C.q, C.ccent, C.fcent,
-                     C.normal, C.dxR, kind == kInterior ? nullptr : C.bcs[C.bc[f]].W, in);
+    kern::face_input(kind, f, C.owner[f], C.neigh[f], C.W, C.gradW, C.q, C.ccent, C.fcent, C.normal,
+                     C.dxR, kind == kInterior ? nullptr : C.bcs[C.bc[f]].W, in);
     phys::FaceCoeffs out;
     phys::face_equilibrium(in, C.gas, C.local_dt ? C.dtf[f] : dt, out);
     C.fc[f] = out;
@@ -399,7 +399,7 @@ __global__ void k_macro(Ctx C, double dt, double* parts, double* bad) {
     P[6] = fabs(C.W[5 * i + 4]);
     P[7] = kern::momentum_scale(&C.W[5 * i], C.gas.N);
     bad[i] = kern::cell_state_ok(&C.W[5 * i], C.gas.N) ? static_cast<double>(C.no)
-                                                        : static_cast<double>(i);
+                                                       : static_cast<double>(i);
 }
 
 /// Steady mode, closed domain: the owned cells' masses before (W_old) and after the macroscopic
@@ -493,8 +493,8 @@ __global__ void k_imp_res(Ctx C, int m) {
     int v;
     split_cell_vel(k, B, i, v);
     double rh, rb;  // the implicit iteration always has local steps
-    kern::face_flux_sum<HB>(i, B, v, C.cf_off, C.cf, C.cf_sarea, C.dtc, C.dtf, C.phi_h, C.phi_b,
-                            rh, rb);
+    kern::face_flux_sum<HB>(i, B, v, C.cf_off, C.cf, C.cf_sarea, C.dtc, C.dtf, C.phi_h, C.phi_b, rh,
+                            rb);
     const double invV = 1.0 / C.vol[i];
     const double sc = -invV / C.dtc[i];
     const index_t idx = (static_cast<index_t>(m) * C.no + i) * B + v;

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "device_impl.hpp"
+#include "ugks/solver/step_phases.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/device/cuda_check.hpp"
@@ -350,47 +351,8 @@ void UgksSolverDevice::initialize() {
 }
 
 StepResult UgksSolverDevice::step() {
-    Impl& I = *m;
     device::NvtxRange step_range("ugks step");
-    StepResult r;
-    double dt = 0.0;
-    {
-        device::NvtxRange nr("macroscopic: halos, dt, gradients, faces, walls");
-        I.macro_halo(I.d_W.data(), 5);
-        I.macro_halo(I.d_q.data(), 3);
-        I.compute_prims();
-        dt = I.local_dt ? I.compute_local_dt() : I.compute_dt();
-        r.dt = dt;
-        I.gradients_W();
-        I.face_precompute(dt);
-        I.wall_densities();
-    }
-    {
-        device::NvtxRange nr("velocity-block sweep");
-        I.sweep(dt);
-    }
-    {
-        device::NvtxRange nr("macroscopic update");
-        I.macro_update(dt, r);
-    }
-    if (r.failed) {
-        I.sync(I.comm, "end of step");
-        I.et.flush();
-        return r;
-    }
-    {
-        device::NvtxRange nr(I.implicit ? "implicit microscopic update" : "stage 2 and moments");
-        if (I.implicit)
-            I.implicit_micro();
-        else
-            I.stage2_and_moments(dt);
-        I.sync(I.compute, "end of step");
-        I.sync(I.comm, "end of step");
-        I.et.flush();
-    }
-    ++I.step_no;
-    I.time += dt;
-    return r;
+    return run_step(*m);
 }
 
 std::vector<CellField> UgksSolverDevice::fields() const {

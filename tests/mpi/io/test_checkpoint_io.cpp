@@ -100,8 +100,8 @@ struct Decomposition {
 
     /// The state a solver of this rank would hold; ghost rows of the macroscopic arrays and of
     /// the distributions are NaN (a checkpoint writes owned rows only), padded slots 0.
-    ugks::SolverState state(bool ghosts_nan) const {
-        ugks::SolverState st;
+    ugks::CheckpointState state(bool ghosts_nan) const {
+        ugks::CheckpointState st;
         st.step = 17;
         st.time = 0.8125;
         const index_t n = ncl(), no = local.n_owned, B = blocks.block_size;
@@ -251,7 +251,7 @@ void expect_content_correct(const Content& c, index_t n, const ugks::VelocityGri
 }
 
 /// Bitwise equality of the state read back with the state of every local cell (ghosts too).
-void expect_state_restored(const ugks::SolverState& got, const ugks::SolverState& want,
+void expect_state_restored(const ugks::CheckpointState& got, const ugks::CheckpointState& want,
                            const std::string& what) {
     SCOPED_TRACE(what);
     EXPECT_EQ(got.step, want.step);
@@ -325,8 +325,8 @@ TEST_F(CheckpointIo, ChunkedWriteAndReadMatchForEveryChunkSizeAndLayout) {
                 MPI_Allreduce(MPI_IN_PLACE, &nw_max, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
                 EXPECT_LT(nw_min, nw_max) << tag;
             }
-            const ugks::SolverState written = s.state(true);
-            const ugks::SolverState expected = s.state(false);
+            const ugks::CheckpointState written = s.state(true);
+            const ugks::CheckpointState expected = s.state(false);
             std::vector<std::string> files;
             // Without b, the extremes only (one column per chunk, the default).
             const std::vector<std::optional<std::string>> sizes =
@@ -343,7 +343,7 @@ TEST_F(CheckpointIo, ChunkedWriteAndReadMatchForEveryChunkSizeAndLayout) {
                 const std::optional<std::string>& read_bytes = sizes[(c + 1) % sizes.size()];
                 const ChunkBytes env(read_bytes);
                 ugks::CheckpointInfo info;
-                const ugks::SolverState got = ugks::read_checkpoint(path, s.where, &info);
+                const ugks::CheckpointState got = ugks::read_checkpoint(path, s.where, &info);
                 expect_state_restored(got, expected,
                                       path + " read with chunk " + read_bytes.value_or("default"));
                 EXPECT_EQ(info.step, 17);

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/overset/distributed.hpp"
 #include "ugks/overset/overset.hpp"
 

@@ -23,7 +23,7 @@
 
 #include "regression_util.hpp"
 #include "ugks/core/types.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 
 namespace {
 

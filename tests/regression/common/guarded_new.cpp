@@ -1,10 +1,10 @@
 // Guarded global operator new/delete for the test executables that link this file: every block
-// handed out is surrounded by kGuard bytes of 0xFF on either side. Read as a double, eight such bytes
-// are a NaN (as an integer, -1), so a read just outside a std::vector's storage -- which in a plain
-// build returns whatever the heap holds there, usually malloc's size field, a tiny finite double --
-// returns a NaN that propagates into the results, and an out-of-bounds read that a result would
-// otherwise multiply by zero (a padding velocity slot has weight 0 and velocity 0) becomes visible.
-// Writes into the guards are reported when the block is freed.
+// handed out is surrounded by kGuard bytes of 0xFF on either side. Read as a double, eight such
+// bytes are a NaN (as an integer, -1), so a read just outside a std::vector's storage -- which in a
+// plain build returns whatever the heap holds there, usually malloc's size field, a tiny finite
+// double -- returns a NaN that propagates into the results, and an out-of-bounds read that a result
+// would otherwise multiply by zero (a padding velocity slot has weight 0 and velocity 0) becomes
+// visible. Writes into the guards are reported when the block is freed.
 //
 // Under AddressSanitizer the replacement is left out: ASan's own operator new puts poisoned red
 // zones around every block and reports the access itself, with its stack.

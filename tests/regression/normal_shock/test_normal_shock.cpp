@@ -28,7 +28,7 @@
 #include "rankine_hugoniot.hpp"
 #include "regression_util.hpp"
 #include "ugks/core/types.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 
 namespace {
 

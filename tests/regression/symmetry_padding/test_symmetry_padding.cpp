@@ -2,8 +2,8 @@
 //
 // The conservation box (tests/regression/conservation/case.yaml) with all four walls symmetry
 // planes: 12 x 12 Gauss-Hermite velocities = 144 points in blocks of B_v = 32, so the last block
-// ends with 16 padding slots (velocity 0, weight 0) that have no mirror image (mirror slot -1). At a
-// symmetry face the incoming half of the distribution is the mirror image of the outgoing half; a
+// ends with 16 padding slots (velocity 0, weight 0) that have no mirror image (mirror slot -1). At
+// a symmetry face the incoming half of the distribution is the mirror image of the outgoing half; a
 // padding slot has no such image and must take no incident value. Reading one anyway (the mirror
 // slot -1 taken as an offset into the row of stored outgoing values) reads just before the row: for
 // the first symmetry face, before the whole array.
@@ -31,8 +31,7 @@ constexpr int kN = 3;  // N = 3 + K_int, monatomic
 
 const std::vector<std::string> kOverrides = {
     "boundaries.xmin={type: symmetry}", "boundaries.xmax={type: symmetry}",
-    "boundaries.ymin={type: symmetry}", "boundaries.ymax={type: symmetry}",
-    "time.steps=2"};
+    "boundaries.ymin={type: symmetry}", "boundaries.ymax={type: symmetry}", "time.steps=2"};
 
 bool all_finite(const std::vector<double>& v) {
     for (double x : v)
@@ -41,8 +40,7 @@ bool all_finite(const std::vector<double>& v) {
 }
 
 TEST(SymmetryPadding, PaddingSlotsTakeNoIncidentValue) {
-    const SolverRun run =
-        run_solver(case_file("conservation"), kOverrides, "symmetry_padding");
+    const SolverRun run = run_solver(case_file("conservation"), kOverrides, "symmetry_padding");
     ASSERT_TRUE(run_completed(run, 2));
 
     // The case must leave padding slots, or it tests nothing.
@@ -62,7 +60,8 @@ TEST(SymmetryPadding, PaddingSlotsTakeNoIncidentValue) {
     // initial totals: (rho, T) = (2, 1.5) in [0.2, 0.6] x [0.3, 0.8], (1, 1) elsewhere, at rest.
     double m0 = 0, e0 = 0;
     for (std::size_t i = 0; i < f.n; ++i) {
-        const bool in = f.x(i, 0) >= 0.2 && f.x(i, 0) <= 0.6 && f.x(i, 1) >= 0.3 && f.x(i, 1) <= 0.8;
+        const bool in =
+            f.x(i, 0) >= 0.2 && f.x(i, 0) <= 0.6 && f.x(i, 1) >= 0.3 && f.x(i, 1) <= 0.8;
         const double rho = in ? 2.0 : 1.0, T = in ? 1.5 : 1.0;
         m0 += f.volume[i] * rho;
         e0 += f.volume[i] * 0.25 * kN * rho * T;

@@ -11,7 +11,7 @@
 
 #include "test_util.hpp"
 #include "ugks/core/error.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/mesh/sources.hpp"
 
 namespace ugks {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/overset/cell_locate.hpp"
 #include "ugks/overset/overset.hpp"
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "ugks/core/error.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/overset/overset.hpp"
 
 using namespace ugks;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ugks/device/array.hpp"
+#include "ugks/device/capabilities.hpp"
 #include "ugks/device/device.hpp"
 #include "ugks/device/forall.hpp"
 #include "ugks/physics/kinetic.hpp"
@@ -81,10 +82,10 @@ phys::GasParams gas(int D, int K_int, double Pr = 2.0 / 3.0) {
 class StepKernels : public ::testing::Test {
 protected:
     void SetUp() override {
-#if defined(UGKS_USE_CUDA)
-        if (ugks::device::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-        ugks::device::bind(0);
-#endif
+        if constexpr (ugks::device::kGpuBuild) {
+            if (ugks::device::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+            ugks::device::bind(0);
+        }
     }
 };
 
@@ -303,8 +304,9 @@ TEST_F(StepKernels, DiffuseWallDensityMakesTheMassFluxZero) {
 }
 
 TEST_F(StepKernels, MaxwellianTablesAndShakhovPartsAreConsistent) {
-    // H from the per-axis tables equals the formula (to round-off); padding slots give 0; the Shakhov
-    // parts carry no mass, momentum or energy, and their heat flux is (1 - Pr) q (section 2.4).
+    // H from the per-axis tables equals the formula (to round-off); padding slots give 0; the
+    // Shakhov parts carry no mass, momentum or energy, and their heat flux is (1 - Pr) q
+    // (section 2.4).
     constexpr int D = 3;
     const phys::GasParams g = gas(D, 2, 0.72);
     Grid G = make_grid(D, 32, 8.0);
@@ -337,8 +339,7 @@ TEST_F(StepKernels, MaxwellianTablesAndShakhovPartsAreConsistent) {
         const double c[3] = {u[0] - p.U[0], u[1] - p.U[1], u[2] - p.U[2]};
         const double c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
         // the round-off of exp(-x) grows like eps x: relative 2e-15 (1 + x)
-        EXPECT_NEAR(o[4 * k + 1], o[4 * k], 2e-15 * (1.0 + p.lambda * c2) * o[4 * k] + 1e-300)
-            << k;
+        EXPECT_NEAR(o[4 * k + 1], o[4 * k], 2e-15 * (1.0 + p.lambda * c2) * o[4 * k] + 1e-300) << k;
         mass += w * o[4 * k];
         mom[0] += w * Hp;
         for (int d = 0; d < 3; ++d) {
@@ -355,11 +356,11 @@ TEST_F(StepKernels, MaxwellianTablesAndShakhovPartsAreConsistent) {
 
 TEST_F(StepKernels, LimiterRatiosOfClosedForms) {
     // rows: up, dn, d2, kd3, scale
-    const std::vector<double> in = {0.5,  -0.2, 1.0,  0.0, 1.0,   // d2 > up: up / d2
-                                    0.5,  -0.2, -0.4, 0.0, 1.0,   // d2 < dn: dn / d2
-                                    0.5,  -0.2, 0.25, 0.0, 1.0,   // inside: 1
-                                    0.5,  -0.2, 0.0,  0.0, 1.0,   // d2 = 0: 1
-                                    0.0,  0.0,  0.3,  0.0, 1.0};  // extremum: 0
+    const std::vector<double> in = {0.5, -0.2, 1.0,  0.0, 1.0,   // d2 > up: up / d2
+                                    0.5, -0.2, -0.4, 0.0, 1.0,   // d2 < dn: dn / d2
+                                    0.5, -0.2, 0.25, 0.0, 1.0,   // inside: 1
+                                    0.5, -0.2, 0.0,  0.0, 1.0,   // d2 = 0: 1
+                                    0.0, 0.0,  0.3,  0.0, 1.0};  // extremum: 0
     auto din = upload(in);
     DeviceArray<double> out("lim", 5);
     limiter_values(din, out, kern::kBarthJespersen);

@@ -6,7 +6,7 @@
 
 #include "test_util.hpp"
 #include "ugks/core/error.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks {

@@ -278,8 +278,8 @@ UGKS_HOST_DEVICE inline void maxwellian_pair(const EqConst& C, const double u[3]
 }
 
 template <int D, bool HB>
-UGKS_HOST_DEVICE inline void shakhov_parts(const EqConst& C, const double u[3], double H,
-                                           double& B, double& Hp, double& Bp) {
+UGKS_HOST_DEVICE inline void shakhov_parts(const EqConst& C, const double u[3], double H, double& B,
+                                           double& Hp, double& Bp) {
     double c2 = 0.0, cq = 0.0;
     for (int d = 0; d < D; ++d) {
         const double c = u[d] - C.U[d];
@@ -305,9 +305,9 @@ UGKS_HOST_DEVICE inline void shakhov_given_H(const EqConst& C, const double u[3]
 template <int D, bool HB>
 UGKS_HOST_DEVICE inline void micro_flux_lane(const EqConst& E0, const Slope* a, const Slope& A,
                                              const TimeCoeffs& tc, const double u[3], double u2,
-                                             double un, double H0, double hf, double bf,
-                                             double ugh, double ugb, double& phi_h, double& phi_b,
-                                             double& fm_h, double& fm_b) {
+                                             double un, double H0, double hf, double bf, double ugh,
+                                             double ugb, double& phi_h, double& phi_b, double& fm_h,
+                                             double& fm_b) {
     double B0, Hp, Bp;
     shakhov_parts<D, HB>(E0, u, H0, B0, Hp, Bp);
     const double xi4 = E0.xi4;
@@ -369,9 +369,8 @@ UGKS_HOST_DEVICE inline void shakhov_equilibrium_H(const Prim& p, const double q
                                                    const GasParams& g, const double u[3], double H,
                                                    double& hplus, double& bplus) {
     const EqConst C = eq_const(p, q, g);
-    detail::with_dim(g.D, [&](auto Dc) {
-        shakhov_given_H<decltype(Dc)::value, true>(C, u, H, hplus, bplus);
-    });
+    detail::with_dim(
+        g.D, [&](auto Dc) { shakhov_given_H<decltype(Dc)::value, true>(C, u, H, hplus, bplus); });
 }
 
 UGKS_HOST_DEVICE inline void shakhov_equilibrium(const Prim& p, const double q[3],

@@ -24,8 +24,8 @@ UGKS_HOST_DEVICE inline phys::EqConst wall_const(double rho_w, double T, const d
 /// rho_w = num / den after the sums over every velocity.
 template <int D>
 UGKS_HOST_DEVICE inline void wall_density_terms(const phys::EqConst& unit, double w,
-                                                const double u[3], double un, double h,
-                                                double& num, double& den) {
+                                                const double u[3], double un, double h, double& num,
+                                                double& den) {
     if (un > 0) {
         num += w * un * h;
     } else if (un < 0) {

@@ -12,8 +12,8 @@ namespace ugks::kern {
 /// sym_h, sym_b: the face's row of stored owner values (indexed by local slot). Padding slots
 /// (weight 0, no mirror image: sm < 0) see nothing.
 template <bool HB>
-UGKS_HOST_DEVICE inline void symmetry_incident(index_t sm, const double* sym_h,
-                                               const double* sym_b, double& hin, double& bin) {
+UGKS_HOST_DEVICE inline void symmetry_incident(index_t sm, const double* sym_h, const double* sym_b,
+                                               double& hin, double& bin) {
     hin = sm >= 0 ? sym_h[sm] : 0.0;
     bin = HB && sm >= 0 ? sym_b[sm] : 0.0;
 }

@@ -14,11 +14,10 @@ namespace ugks::kern {
 /// ccent [cell][3], fcent [face][3], normals [face][3], dxR [face][3] = x_f - x_R (x_R the
 /// neighbour's image or the owner's mirror image). Ghost states: far field / inflow, the boundary
 /// state Wg (5, zero gradient, no heat flux); outflow, the owner's state (zero gradient).
-UGKS_HOST_DEVICE inline void face_input(int kind, index_t f, index_t L, index_t R,
-                                        const double* W, const double* gradW, const double* q,
-                                        const double* ccent, const double* fcent,
-                                        const double* normal, const double* dxR, const double* Wg,
-                                        phys::FaceInput& in) {
+UGKS_HOST_DEVICE inline void face_input(int kind, index_t f, index_t L, index_t R, const double* W,
+                                        const double* gradW, const double* q, const double* ccent,
+                                        const double* fcent, const double* normal,
+                                        const double* dxR, const double* Wg, phys::FaceInput& in) {
     for (int e = 0; e < 5; ++e) {
         in.WL[e] = W[5 * L + e];
         for (int d = 0; d < 3; ++d) {

@@ -44,8 +44,7 @@ UGKS_HOST_DEVICE inline void add_flux_moments(double w, const double u[3], doubl
 /// boundary's incident value (hin, bin: the wall Maxwellian or the mirrored state) otherwise.
 template <bool HB>
 UGKS_HOST_DEVICE inline void kinetic_boundary_flux(double dtw, double un, double hown, double bown,
-                                                   double hin, double bin, double& ph,
-                                                   double& pb) {
+                                                   double hin, double bin, double& ph, double& pb) {
     const double hf = un > 0 ? hown : hin;
     const double bf = un > 0 ? bown : bin;
     ph = dtw * un * hf;

@@ -16,8 +16,8 @@ enum LimiterKind : int { kVenkatakrishnan = 0, kBarthJespersen = 1, kNoLimiter =
 /// value f_i (4.2a): g += c_ij (f_j - f_i); vmax, vmin over the neighbours' values; scale =
 /// max |f| (for the Venkatakrishnan threshold).
 UGKS_HOST_DEVICE inline void lsq_add(double c0, double c1, double c2, double fj, double fi,
-                                     double& g0, double& g1, double& g2, double& vmax,
-                                     double& vmin, double& scale) {
+                                     double& g0, double& g1, double& g2, double& vmax, double& vmin,
+                                     double& scale) {
     const double d = fj - fi;
     g0 += c0 * d;
     g1 += c1 * d;
@@ -31,8 +31,8 @@ UGKS_HOST_DEVICE inline void lsq_add(double c0, double c1, double c2, double fj,
 /// The limiter factor of one face (4.3a, 4.3b): d2 = g.(x_f - x_i) the unlimited increment to
 /// the face, up = vmax - f_i, dn = vmin - f_i; Venkatakrishnan with eps^2 = (K dh)^3 scale^2,
 /// Barth-Jespersen min(1, d1/d2). 1 where d2 = 0. (kNoLimiter: callers skip the limiter.)
-UGKS_HOST_DEVICE inline double limiter_ratio(int kind, double up, double dn, double d2,
-                                             double kd3, double scale) {
+UGKS_HOST_DEVICE inline double limiter_ratio(int kind, double up, double dn, double d2, double kd3,
+                                             double scale) {
     const double d1 = d2 > 0 ? up : dn;
     double r;
     if (kind == kVenkatakrishnan) {
@@ -88,10 +88,9 @@ UGKS_HOST_DEVICE inline void gradient_W_cell(index_t i, const double* W, const i
 
 /// The limiter factor psi of one velocity of cell i (the minimum of limiter_ratio over the cell's
 /// LSQ slots s0..s1) for the unlimited gradient (g0, g1, g2) of the value fi.
-UGKS_HOST_DEVICE inline double limiter_psi(int kind, index_t s0, index_t s1,
-                                           const double* slot_dx, double g0, double g1, double g2,
-                                           double fi, double vmax, double vmin, double scale,
-                                           double kd3) {
+UGKS_HOST_DEVICE inline double limiter_psi(int kind, index_t s0, index_t s1, const double* slot_dx,
+                                           double g0, double g1, double g2, double fi, double vmax,
+                                           double vmin, double scale, double kd3) {
     double psi = 1.0;
     for (index_t k = s0; k < s1; ++k) {
         const double* dx = &slot_dx[3 * k];

@@ -18,8 +18,8 @@ UGKS_HOST_DEVICE inline double stage1_value(double f, double r, double invV, dou
 
 /// The face sum of stage 1 at one velocity v of owned cell i: r = sum_f sigma S_f Phi_f (6.3a),
 /// sarea the signed areas of the cell's face entries cf_off[i]..cf_off[i+1], phi [face][B] (b:
-/// phi_b, null without b). Local time steps (dtf not null): each face's flux is a rate over its step
-/// dt_f, scaled to the cell's step dt_i.
+/// phi_b, null without b). Local time steps (dtf not null): each face's flux is a rate over its
+/// step dt_f, scaled to the cell's step dt_i.
 template <bool HB>
 UGKS_HOST_DEVICE inline void face_flux_sum(index_t i, int B, int v, const index_t* cf_off,
                                            const index_t* cf, const double* sarea,
@@ -94,9 +94,9 @@ UGKS_HOST_DEVICE inline void add_conserved_moments(double w, const double u[3], 
 UGKS_HOST_DEVICE inline void cell_flux_sum(index_t i, const index_t* cf_off, const index_t* cf,
                                            const index_t* owner, const double* area,
                                            const int* kind, const double* Facc,
-                                           const phys::FaceCoeffs* fc,
-                                           const double* dtc, const double* dtf, bool rate_only,
-                                           double vol, double (&dW)[5]) {
+                                           const phys::FaceCoeffs* fc, const double* dtc,
+                                           const double* dtf, bool rate_only, double vol,
+                                           double (&dW)[5]) {
     for (int e = 0; e < 5; ++e) dW[e] = 0.0;
     for (index_t k = cf_off[i]; k < cf_off[i + 1]; ++k) {
         const index_t f = cf[k];
@@ -106,8 +106,7 @@ UGKS_HOST_DEVICE inline void cell_flux_sum(index_t i, const index_t* cf_off, con
         else if (dtf)
             sS *= dtc[i] / dtf[f];  // rate F_f / dt_f times dt_i
         const bool kinetic = is_kinetic_boundary(kind[f]);
-        for (int e = 0; e < 5; ++e)
-            dW[e] -= sS * (Facc[5 * f + e] + (kinetic ? 0.0 : fc[f].F[e]));
+        for (int e = 0; e < 5; ++e) dW[e] -= sS * (Facc[5 * f + e] + (kinetic ? 0.0 : fc[f].F[e]));
     }
     for (int e = 0; e < 5; ++e) dW[e] /= vol;
 }
@@ -116,7 +115,8 @@ UGKS_HOST_DEVICE inline void cell_flux_sum(index_t i, const index_t* cf_off, con
 /// not divide by zero).
 UGKS_HOST_DEVICE inline double momentum_scale(const double W[5], int N) {
     const phys::Prim p = phys::cons_to_prim(W, N);
-    return p.rho * (sqrt(p.U[0] * p.U[0] + p.U[1] * p.U[1] + p.U[2] * p.U[2]) + sqrt(1.0 / p.lambda));
+    return p.rho *
+           (sqrt(p.U[0] * p.U[0] + p.U[1] * p.U[1] + p.U[2] * p.U[2]) + sqrt(1.0 / p.lambda));
 }
 
 /// A cell state the step can continue from: finite W, positive density and temperature.

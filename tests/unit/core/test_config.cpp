@@ -10,7 +10,7 @@
 
 #include "test_util.hpp"
 #include "ugks/core/error.hpp"
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 
 namespace {
 

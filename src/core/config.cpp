@@ -1,4 +1,4 @@
-#include "ugks/io/config.hpp"
+#include "ugks/core/config.hpp"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>

@@ -7,11 +7,9 @@
 // distances, classification, donors and weights equal the CPU backend's bit for bit; the trees
 // themselves are identical too (the split dimension comes from exact integer sums).
 //
-// CPU builds compile this file as C++: device_available() is false and the rest throws.
+// Part of CUDA builds only; CPU builds compile src/overset/host/device_stubs.cpp instead.
 #include "ugks/core/error.hpp"
 #include "ugks/overset/overset.hpp"
-
-#if defined(UGKS_USE_CUDA)
 
 #include <algorithm>
 #include <chrono>
@@ -1135,37 +1133,3 @@ KdBenchTimes bench_kdtree_device(const double* pts, index_t n, const double* q, 
 }
 
 }  // namespace ugks::overset
-
-#else  // CPU build: no device backend
-
-namespace ugks::overset {
-
-namespace detail {
-struct DeviceState {};
-}  // namespace detail
-
-namespace {
-[[noreturn]] void no_device() {
-    UGKS_INPUT_ERROR("overset: the device backend needs a CUDA build (-DUGKS_BACKEND=cuda)");
-}
-}  // namespace
-
-bool device_available() { return false; }
-AssemblyCounts assemble_device(OversetSystem&, double, AssemblyTimes*, const Pose&) { no_device(); }
-KdTree build_kdtree_device(const double*, index_t, int, int) { no_device(); }
-std::vector<double> nearest_distances_device(const double*, index_t, const double*, index_t, int,
-                                             std::vector<index_t>*, index_t) {
-    no_device();
-}
-std::vector<index_t> find_donors_device(const OversetGrid&, int, const double*, index_t, bool,
-                                        std::vector<double>*) {
-    no_device();
-}
-KdBenchTimes bench_kdtree_device(const double*, index_t, const double*, index_t, int, int,
-                                 std::vector<double>*, std::vector<index_t>*, index_t) {
-    no_device();
-}
-
-}  // namespace ugks::overset
-
-#endif

@@ -1,0 +1,125 @@
+#pragma once
+/// The solver's configuration: what a case file says, section by section (each layer parses its
+/// own section: gas in physics, mesh in mesh, velocity in velocity, boundaries here), and the
+/// parser of the sections that belong to the solver (numerics, time, parallel, output,
+/// checkpoint, initial state). The app layer reads the case file and calls these.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "ugks/core/types.hpp"
+#include "ugks/mesh/sources.hpp"
+#include "ugks/physics/gas.hpp"
+#include "ugks/solver/boundary_config.hpp"
+#include "ugks/velocity/velocity_grid.hpp"
+
+namespace ugks {
+
+class Config;
+
+/// Uniform initial state (`initial` section), nondimensional.
+struct InitialState {
+    double rho = 1.0, T = 1.0;
+    Vec3 U{0, 0, 0};
+};
+
+/// A box-shaped region of the `initial.regions` list: cells whose centroid lies in [lo, hi] take
+/// this state (later regions win).
+struct InitialRegion {
+    Vec3 lo{-1e300, -1e300, -1e300}, hi{1e300, 1e300, 1e300};
+    InitialState state;
+};
+
+/// `numerics` section.
+struct NumericsConfig {
+    int order = 2;        ///< 1 or 2
+    double cfl = 0.5;     ///< default 0.8 (order 1) / 0.5 (order 2), decision U8
+    std::string limiter;  ///< venkatakrishnan | barth_jespersen | none
+    double venkatakrishnan_k =
+        1.0;  ///< K in eps^2 = (K dh)^3 (local scale)^2 (section 4.3, scaled form)
+};
+
+/// `time` section.
+struct TimeConfig {
+    long steps = 1000;              ///< maximum number of steps
+    double end_time = 0.0;          ///< 0 = no end time (steady or step-limited run)
+    double steady_tolerance = 0.0;  ///< stop when the W residual drops below; 0 = off
+    /// transient (global time step, time-accurate) | steady (local time steps, docs/steady.md)
+    std::string mode = "transient";
+    double monitor_tolerance = 0.0;  ///< stop rule on the monitored quantities; 0 = off
+    long monitor_window = 100;       ///< steps over which they must change less than it
+    /// steady-mode iteration (docs/steady.md): local (explicit with local time steps) | implicit
+    /// (implicit macroscopic prediction + implicit microscopic relaxation, docs/steady.md section
+    /// 7)
+    std::string steady_method = "local";
+    double implicit_cfl = 1.0e3;  ///< pseudo-time CFL number of the implicit iteration
+    int macro_sweeps = 2;         ///< symmetric Gauss-Seidel sweep pairs, macroscopic prediction
+    int micro_sweeps = 2;         ///< symmetric Gauss-Seidel sweep pairs, microscopic update
+    std::string implicit_ordering = "natural";  ///< sweep order: natural | colored
+    /// macroscopic prediction: sgs (symmetric Gauss-Seidel sweeps) | gmres (block CSR + GMRES
+    /// preconditioned by macro_sweeps block SGS pairs)
+    std::string macro_solver = "sgs";
+    int gmres_restart = 30;         ///< Krylov vectors before a restart
+    int gmres_max_iterations = 60;  ///< matrix applications per iteration
+    double gmres_tolerance = 1e-3;  ///< relative residual reduction per iteration
+    bool steady() const { return mode == "steady"; }
+    bool implicit() const { return steady() && steady_method == "implicit"; }
+};
+
+/// `parallel` section.
+struct ParallelConfig {
+    int velocity_ranks = 1;     ///< P_v
+    int block_size = 64;        ///< B_v
+    std::string halo = "auto";  ///< staged | cuda_aware | nccl | auto
+};
+
+/// A probe line of the `output.probes` list.
+struct ProbeLine {
+    std::string name;
+    Vec3 from{0, 0, 0}, to{0, 0, 0};
+    int points = 2;
+};
+
+/// `output` section.
+struct OutputConfig {
+    std::string directory = "output";
+    long every = 0;  ///< 0 = final fields only
+    double progress_seconds =
+        10;  ///< progress line at most this often (wall seconds; 0: every step)
+    std::vector<ProbeLine> probes;
+};
+
+/// `checkpoint` section: when to write checkpoint_NNNNNN.h5 and how many to keep.
+struct CheckpointConfig {
+    long every = 0;            ///< every N steps (0: not by step count)
+    double every_minutes = 0;  ///< every M minutes of wall-clock time (0: not by time)
+    int keep = 2;              ///< newest checkpoints kept in output.directory (0: all)
+    bool enabled() const { return every > 0 || every_minutes > 0; }
+};
+
+/// Everything parsed from a case file (each module parses its own section).
+struct CaseSetup {
+    std::string name;
+    std::string mode;  ///< ugks | overset
+    GasModel gas;
+    MeshConfig mesh_config;
+    VelocityConfig velocity_config;
+    std::vector<BoundaryCondition> boundaries;
+    InitialState initial;
+    std::vector<InitialRegion> initial_regions;
+    NumericsConfig numerics;
+    TimeConfig time;
+    ParallelConfig parallel;
+    OutputConfig output;
+    CheckpointConfig checkpoint;
+};
+
+/// Parse every section except `mesh`/`velocity` geometry-dependent checks; `mesh_dim` is known
+/// after loading.
+void parse_case_sections(Config& cfg, CaseSetup& setup);
+void parse_velocity_section(Config& cfg, CaseSetup& setup, int mesh_dim);
+
+/// Initial state of a cell with centroid x (uniform state, then the regions in order).
+InitialState initial_state_at(const CaseSetup& setup, const Vec3& x);
+
+}  // namespace ugks

@@ -1,0 +1,199 @@
+#include "ugks/solver/case_config.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <type_traits>
+
+#include "ugks/core/error.hpp"
+#include "ugks/core/config.hpp"
+#include "ugks/device/capabilities.hpp"
+#include "ugks/physics/kinetic.hpp"
+
+namespace ugks {
+
+void parse_case_sections(Config& cfg, CaseSetup& s) {
+    const std::string stem =
+        cfg.file().empty() ? "case" : std::filesystem::path(cfg.file()).stem().string();
+    s.name = cfg.get_or<std::string>("name", stem);
+    s.mode = cfg.get_enum_or("mode", {"ugks", "overset"}, "ugks");
+    if (s.mode == "overset")
+        cfg.fail("mode", "overset mode is not available in this version of ugks_solver");
+
+    // Gas, `units` and `reference` first: every dimensional value below is converted once, here,
+    // with s.gas.ref (identity unless `units: si`); defaults are the reference state, so in si
+    // mode they appear as SI values in the resolved configuration.
+    s.gas = parse_gas(cfg);
+    const ReferenceState& ref = s.gas.ref;
+    const double rho_default = ref.si_input ? ref.density : 1.0;
+    const double T_default = ref.si_input ? ref.temperature : 1.0;
+
+    const double rho0 = cfg.get_or<double>("initial.rho", rho_default);
+    cfg.check_range("initial.rho", rho0, 0.0, HUGE_VAL, true);
+    const double T0 = cfg.get_or<double>("initial.T", T_default);
+    cfg.check_range("initial.T", T0, 0.0, HUGE_VAL, true);
+    const Vec3 U0 = cfg.get_or<Vec3>("initial.U", Vec3{0, 0, 0});
+    s.initial.rho = ref.input_density(rho0);
+    s.initial.T = ref.input_temperature(T0);
+    s.initial.U = ref.input_velocity(U0);
+    if (cfg.has("initial.regions") && !cfg.is_sequence("initial.regions"))
+        cfg.fail("initial.regions", "expected a list of {lo, hi, rho, U, T}");
+    for (std::size_t i = 0; i < cfg.sequence_size("initial.regions"); ++i) {
+        const std::string b = "initial.regions." + std::to_string(i);
+        InitialRegion r;
+        r.lo = ref.input_position(cfg.get_or<Vec3>(b + ".lo", r.lo));
+        r.hi = ref.input_position(cfg.get_or<Vec3>(b + ".hi", r.hi));
+        const double rho = cfg.get_or<double>(b + ".rho", rho0);
+        cfg.check_range(b + ".rho", rho, 0.0, HUGE_VAL, true);
+        const double T = cfg.get_or<double>(b + ".T", T0);
+        cfg.check_range(b + ".T", T, 0.0, HUGE_VAL, true);
+        r.state.rho = ref.input_density(rho);
+        r.state.T = ref.input_temperature(T);
+        r.state.U = ref.input_velocity(cfg.get_or<Vec3>(b + ".U", U0));
+        s.initial_regions.push_back(r);
+    }
+
+    s.numerics.order = cfg.get_or<int>("numerics.order", 2);
+    cfg.check_range("numerics.order", s.numerics.order, 1, 2);
+    s.numerics.cfl = cfg.get_or<double>("numerics.cfl", s.numerics.order == 1 ? 0.8 : 0.5);
+    cfg.check_range("numerics.cfl", s.numerics.cfl, 0.0, 1.0, true, false);
+    s.numerics.limiter = cfg.get_enum_or(
+        "numerics.limiter", {"venkatakrishnan", "barth_jespersen", "none"}, "venkatakrishnan");
+    if (s.numerics.limiter == "venkatakrishnan") {
+        s.numerics.venkatakrishnan_k = cfg.get_or<double>("numerics.venkatakrishnan_k", 1.0);
+        cfg.check_range("numerics.venkatakrishnan_k", s.numerics.venkatakrishnan_k, 0.0, 1e6);
+    }
+
+    s.time.steps = cfg.get_or<long>("time.steps", 1000);
+    cfg.check_range("time.steps", static_cast<double>(s.time.steps), 0, 1e15);
+    s.time.end_time = cfg.get_or<double>("time.end_time", 0.0);
+    cfg.check_range("time.end_time", s.time.end_time, 0.0, HUGE_VAL);
+    s.time.end_time = ref.input_time(s.time.end_time);
+    s.time.steady_tolerance = cfg.get_or<double>("time.steady_tolerance", 0.0);
+    cfg.check_range("time.steady_tolerance", s.time.steady_tolerance, 0.0, HUGE_VAL);
+    // Steady-state acceleration (issue 8, docs/steady.md): local time steps (both backends).
+    s.time.mode = cfg.get_enum_or("time.mode", {"transient", "steady"}, "transient");
+    if (s.time.steady() && s.time.end_time > 0)
+        cfg.fail("time.end_time",
+                 "has no meaning with time.mode: steady (local time steps, no "
+                 "physical time); stop with time.steps or time.steady_tolerance");
+    s.time.monitor_tolerance = cfg.get_or<double>("time.monitor_tolerance", 0.0);
+    cfg.check_range("time.monitor_tolerance", s.time.monitor_tolerance, 0.0, HUGE_VAL);
+    s.time.monitor_window = cfg.get_or<long>("time.monitor_window", 100);
+    cfg.check_range("time.monitor_window", static_cast<double>(s.time.monitor_window), 1, 1e9);
+    if (s.time.steady()) {
+        s.time.steady_method =
+            cfg.get_enum_or("time.steady_method", {"local", "implicit"}, "local");
+        if (s.time.implicit()) {
+            s.time.implicit_cfl = cfg.get_or<double>("time.implicit.cfl", 1.0e3);
+            cfg.check_range("time.implicit.cfl", s.time.implicit_cfl, 1e-3, 1e12);
+            s.time.macro_sweeps = cfg.get_or<int>("time.implicit.macro_sweeps", 2);
+            cfg.check_range("time.implicit.macro_sweeps", s.time.macro_sweeps, 0, 1000);
+            s.time.micro_sweeps = cfg.get_or<int>("time.implicit.micro_sweeps", 2);
+            cfg.check_range("time.implicit.micro_sweeps", s.time.micro_sweeps, 1, 1000);
+            s.time.macro_solver =
+                cfg.get_enum_or("time.implicit.macro_solver", {"sgs", "gmres"}, "sgs");
+            if (s.time.macro_solver == "gmres") {
+                s.time.gmres_restart = cfg.get_or<int>("time.implicit.gmres_restart", 30);
+                cfg.check_range("time.implicit.gmres_restart", s.time.gmres_restart, 1, 1000);
+                s.time.gmres_max_iterations =
+                    cfg.get_or<int>("time.implicit.gmres_max_iterations", 60);
+                cfg.check_range("time.implicit.gmres_max_iterations", s.time.gmres_max_iterations,
+                                1, 100000);
+                s.time.gmres_tolerance = cfg.get_or<double>("time.implicit.gmres_tolerance", 1e-3);
+                cfg.check_range("time.implicit.gmres_tolerance", s.time.gmres_tolerance, 1e-14,
+                                0.999);
+            } else {
+                for (const char* k :
+                     {"time.implicit.gmres_restart", "time.implicit.gmres_max_iterations",
+                      "time.implicit.gmres_tolerance"})
+                    if (cfg.has(k))
+                        cfg.fail(k, "applies only to time.implicit.macro_solver: gmres");
+            }
+            // The CUDA backend relaxes a colour's cells in parallel: only the colored ordering
+            // (docs/steady.md section 7.5); natural is the CPU backend's sequential sweep.
+            constexpr bool gpu = device::capabilities().gpu;
+            s.time.implicit_ordering = cfg.get_enum_or("time.implicit.ordering",
+                                                       {"natural", "colored"},
+                                                       gpu ? "colored" : "natural");
+            if (gpu && s.time.implicit_ordering == "natural")
+                cfg.fail("time.implicit.ordering",
+                         "'natural' (a sequential sweep) is implemented on the CPU backend only "
+                         "(UGKS_BACKEND=cpu); the CUDA backend runs 'colored'");
+        }
+    }
+    if (!s.time.implicit() && cfg.has("time.implicit"))
+        cfg.fail("time.implicit",
+                 "applies only to time.mode: steady with time.steady_method: implicit");
+    if (!s.time.steady() && cfg.has("time.steady_method"))
+        cfg.fail("time.steady_method", "applies only to time.mode: steady");
+
+    s.parallel.velocity_ranks = cfg.get_or<int>("parallel.velocity_ranks", 1);
+    cfg.check_range("parallel.velocity_ranks", s.parallel.velocity_ranks, 1, 1 << 20);
+    s.parallel.block_size = cfg.get_or<int>("parallel.block_size", 64);
+    cfg.check_range("parallel.block_size", s.parallel.block_size, 1, 1024);
+    s.parallel.halo =
+        cfg.get_enum_or("parallel.halo", {"staged", "cuda_aware", "nccl", "auto"}, "auto");
+    if (!device::capabilities().gpu &&
+        (s.parallel.halo == "nccl" || s.parallel.halo == "cuda_aware"))
+        cfg.fail("parallel.halo", "'" + s.parallel.halo +
+                                      "' needs the CUDA backend (UGKS_BACKEND=cuda); the CPU "
+                                      "backend accepts staged or auto");
+
+    s.output.directory = cfg.get_or<std::string>("output.directory", "output");
+    if (s.output.directory.empty()) cfg.fail("output.directory", "must not be empty");
+    s.output.every = cfg.get_or<long>("output.every", 0);
+    cfg.check_range("output.every", static_cast<double>(s.output.every), 0, 1e15);
+    s.output.progress_seconds = cfg.get_or<double>("output.progress_seconds", 10.0);
+    cfg.check_range("output.progress_seconds", s.output.progress_seconds, 0, 1e9);
+    const std::size_t np = cfg.sequence_size("output.probes");
+    if (cfg.has("output.probes") && !cfg.is_sequence("output.probes"))
+        cfg.fail("output.probes", "expected a list of {name, from, to, points}");
+    for (std::size_t i = 0; i < np; ++i) {
+        const std::string b = "output.probes." + std::to_string(i);
+        ProbeLine pl;
+        pl.name = cfg.get<std::string>(b + ".name");
+        if (pl.name.empty() || pl.name.find_first_of("/\\ ") != std::string::npos)
+            cfg.fail(b + ".name", "must be a non-empty file-name-safe word");
+        pl.from = ref.input_position(cfg.get<Vec3>(b + ".from"));
+        pl.to = ref.input_position(cfg.get<Vec3>(b + ".to"));
+        pl.points = cfg.get_or<int>(b + ".points", 101);
+        cfg.check_range(b + ".points", pl.points, 2, 1e7);
+        for (const auto& other : s.output.probes)
+            if (other.name == pl.name)
+                cfg.fail(b + ".name", "duplicate probe name '" + pl.name + "'");
+        s.output.probes.push_back(pl);
+    }
+
+    s.checkpoint.every = cfg.get_or<long>("checkpoint.every", 0);
+    cfg.check_range("checkpoint.every", static_cast<double>(s.checkpoint.every), 0, 1e15);
+    s.checkpoint.every_minutes = cfg.get_or<double>("checkpoint.every_minutes", 0.0);
+    cfg.check_range("checkpoint.every_minutes", s.checkpoint.every_minutes, 0.0, 1e9);
+    s.checkpoint.keep = cfg.get_or<int>("checkpoint.keep", 2);
+    cfg.check_range("checkpoint.keep", s.checkpoint.keep, 0, 1e6);
+
+    s.mesh_config = parse_mesh_config(cfg);
+    // Coordinates (box extents, mesh files after mesh.scale) are in metres: x_hat = x / L_ref.
+    if (ref.si_input) s.mesh_config.scale /= ref.length;
+}
+
+void parse_velocity_section(Config& cfg, CaseSetup& s, int mesh_dim) {
+    s.velocity_config = parse_velocity_config(cfg, mesh_dim);
+    s.boundaries = parse_boundaries(cfg, mesh_dim, s.gas.ref);
+}
+
+InitialState initial_state_at(const CaseSetup& s, const Vec3& x) {
+    InitialState st = s.initial;
+    for (const auto& r : s.initial_regions) {
+        bool inside = true;
+        for (int d = 0; d < 3; ++d) inside = inside && x[d] >= r.lo[d] && x[d] <= r.hi[d];
+        if (inside) st = r.state;
+    }
+    return st;
+}
+
+}  // namespace ugks
