@@ -5,6 +5,7 @@
 
 #include "../io/hdf5_common.hpp"
 #include "ugks/core/error.hpp"
+#include "ugks/io/xdmf.hpp"
 #include "ugks/overset/cell_locate.hpp"
 #include "ugks/overset/overset.hpp"
 
@@ -41,25 +42,6 @@ struct Writer {
     }
 };
 
-int xdmf_code(CellType t) {
-    switch (t) {
-        case CellType::Triangle:
-            return 4;
-        case CellType::Quad:
-            return 5;
-        case CellType::Tetra:
-            return 6;
-        case CellType::Pyramid:
-            return 7;
-        case CellType::Prism:
-            return 8;
-        case CellType::Hexa:
-            return 9;
-        default:
-            return 2;
-    }
-}
-
 }  // namespace
 
 std::string write_overset_step(const std::string& dir, long step, double time,
@@ -73,14 +55,11 @@ std::string write_overset_step(const std::string& dir, long step, double time,
     io_detail::QuietHdf5 quiet;
     std::ostringstream x;  // XDMF
     x.precision(17);
-    x << "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-      << "<Xdmf xmlns:xi=\"http://www.w3.org/2001/XInclude\" Version=\"3.0\">\n  <Domain>\n"
+    x << kXdmfHead
       << "    <Grid Name=\"overset\" GridType=\"Collection\" CollectionType=\"Spatial\">\n"
       << "      <Time Value=\"" << time << "\"/>\n";
     auto item = [&](const std::string& dims, const char* type, int prec, const std::string& ds) {
-        x << "          <DataItem Dimensions=\"" << dims << "\" NumberType=\"" << type
-          << "\" Precision=\"" << prec << "\" Format=\"HDF\">" << io_detail::xml_escape(h5_name)
-          << ":" << io_detail::xml_escape(ds) << "</DataItem>\n";
+        xdmf_data_item(x, "          ", dims, type, prec, h5_name, ds);
     };
     {
         Hid file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
@@ -99,7 +78,8 @@ std::string write_overset_step(const std::string& dir, long step, double time,
             Hid gc = w.group(root.get(), "cells");
             std::vector<int> cs(g.cell_status.begin(), g.cell_status.end()), ct;
             w.dataset(gc.get(), "status", H5T_STD_I32LE, H5T_NATIVE_INT, cs);
-            std::vector<long long> conn, topo;
+            std::vector<long long> conn;
+            std::vector<index_t> topo;
             int width = 0;
             for (index_t c = 0; c < nc; ++c)
                 width = std::max<int>(
@@ -109,17 +89,12 @@ std::string write_overset_step(const std::string& dir, long step, double time,
                 for (index_t j = a; j < a + width; ++j)
                     conn.push_back(j < b ? m.cell_nodes[j] : -1);
                 ct.push_back(static_cast<int>(m.cell_type[c]));
-                topo.push_back(xdmf_code(m.cell_type[c]));
-                if (m.cell_type[c] == CellType::Prism) {  // VTK wedge orientation
-                    for (int k : {0, 2, 1, 3, 5, 4}) topo.push_back(m.cell_nodes[a + k]);
-                } else {
-                    for (index_t j = a; j < b; ++j) topo.push_back(m.cell_nodes[j]);
-                }
+                append_xdmf_cell(m, c, topo);
             }
             w.dataset(gc.get(), "nodes", H5T_STD_I64LE, H5T_NATIVE_LLONG, conn,
                       static_cast<hsize_t>(width));
             w.dataset(gc.get(), "type", H5T_STD_I32LE, H5T_NATIVE_INT, ct);
-            w.dataset(gc.get(), "topology", H5T_STD_I64LE, H5T_NATIVE_LLONG, topo);
+            w.dataset(gc.get(), "topology", H5T_STD_I64LE, H5T_NATIVE_INT64, topo);
 
             Hid gf = w.group(root.get(), "fringe");
             std::vector<long long> fn(g.fringe_node.begin(), g.fringe_node.end());
@@ -169,7 +144,7 @@ std::string write_overset_step(const std::string& dir, long step, double time,
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     w.check(!ec, "renaming " + tmp);
-    x << "    </Grid>\n  </Domain>\n</Xdmf>\n";
+    x << "    </Grid>\n" << kXdmfTail;
     io_detail::write_text_atomically(dir + "/" + stem + ".xdmf", x.str());
     return path;
 }
