@@ -23,6 +23,53 @@ struct BlockVel {
     const double* w;
 };
 
+// The per-velocity bodies of the SIMD loops below are inline functions of scalar arguments
+// (*_lane) that add to scalar reduction variables: GCC 12 turns an array declared inside an `omp
+// simd` loop body (a velocity u[3], a slope set, moment sums) into a per-lane "simd array" in
+// memory, which stops vectorization or costs stores and reloads per lane (stage 1 stayed scalar,
+// stage 2 ran 2.3x slower, docs/performance.md). Arrays local to the inlined lane function are
+// kept in registers.
+
+/// Flux of one velocity through an interior face: the upwind value (weights wl = 1, wr = 0 on the
+/// owner side: kern::owner_weight), phi_h, phi_b and the free-transport moments (weight included)
+/// added to m0..m4. gL, gR (eL, eR): the two cells' gradients of h (b) at this velocity, stride B.
+template <int D, bool SB, bool SECOND>
+inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, double u2,
+                               double w, double n0, double n1, double n2, const double* xL,
+                               const double* xR, double hL, double hR, double bL, double bR,
+                               const double* gL, const double* gR, const double* eL,
+                               const double* eR, int B, double& phi_h, double& phi_b, double& m0,
+                               double& m1, double& m2, double& m3, double& m4) {
+    const double u[3] = {u0, u1, u2};
+    const double un = u0 * n0 + u1 * n1 + u2 * n2;
+    // Both sides are loaded and the upwind one selected by weights 1 and 0 (a conditional
+    // expression is compiled into gathers, which are slow).
+    const double wl = kern::owner_weight(un), wr = 1.0 - wl;
+    double hf = wl * hL + wr * hR;
+    double bf = SB ? wl * bL + wr * bR : 0.0;
+    double ugh = 0.0, ugb = 0.0;
+    if (SECOND) {
+        const double d0 = wl * xL[0] + wr * xR[0];
+        const double d1 = wl * xL[1] + wr * xR[1];
+        const double d2 = wl * xL[2] + wr * xR[2];
+        kern::upwind_value(hf, wl * gL[0] + wr * gR[0], wl * gL[B] + wr * gR[B],
+                           wl * gL[2 * B] + wr * gR[2 * B], d0, d1, d2, u0, u1, u2, hf, ugh);
+        if (SB)
+            kern::upwind_value(bf, wl * eL[0] + wr * eR[0], wl * eL[B] + wr * eR[B],
+                               wl * eL[2 * B] + wr * eR[2 * B], d0, d1, d2, u0, u1, u2, bf, ugb);
+    }
+    double u2s = u0 * u0;
+    if (D > 1) u2s += u1 * u1;
+    if (D > 2) u2s += u2 * u2;
+    phys::Slope a[3];
+    kern::upwind_slopes<D>(wl, F.aL, F.aR, a);
+    const double H0 = phys::maxwellian_H<D>(F.eq, u);
+    double fmh, fmb;
+    phys::micro_flux_lane<D, SB>(F.eq, a, F.A, F.tc, u, u2s, un, H0, hf, bf, ugh, ugb, phi_h,
+                                 phi_b, fmh, fmb);
+    kern::add_flux_moments<D, SB>(w, u, u2s, fmh, fmb, m0, m1, m2, m3, m4);
+}
+
 /// Microscopic flux of one block through an interior face (section 5.10) with the upwind values
 /// of the owner (L) or neighbour (R) side: phi_h, phi_b per lane, and the block's share of the
 /// free-transport macroscopic flux added to acc (weights included).
@@ -44,49 +91,47 @@ inline void flux_interior(int B, const phys::FaceCoeffs& Fin, const double* n, c
     const double* __restrict uz = V.uz;
     const double* __restrict wt = V.w;
     const double n0 = n[0], n1 = n[1], n2 = n[2];
-    const double xL0 = dxL[0], xL1 = dxL[1], xL2 = dxL[2];
-    const double xR0 = dxR[0], xR1 = dxR[1], xR2 = dxR[2];
-    double M[5] = {0, 0, 0, 0, 0};
-#pragma omp simd reduction(+ : M[:5])
-    for (int v = 0; v < B; ++v) {
-        const double u[3] = {ux[v], uy[v], uz[v]};
-        const double un = u[0] * n0 + u[1] * n1 + u[2] * n2;
-        // Both sides are loaded and the upwind one selected per lane by weights 1 and 0 (a
-        // conditional expression is compiled into gathers, which are slow).
-        const double wl = kern::owner_weight(un), wr = 1.0 - wl;
-        double hf = wl * hL[v] + wr * hR[v];
-        double bf = SB ? wl * bL[v] + wr * bR[v] : 0.0;
-        double ugh = 0.0, ugb = 0.0;
-        if (SECOND) {
-            const double d0 = wl * xL0 + wr * xR0;
-            const double d1 = wl * xL1 + wr * xR1;
-            const double d2 = wl * xL2 + wr * xR2;
-            kern::upwind_value(hf, wl * ghL[v] + wr * ghR[v], wl * ghL[B + v] + wr * ghR[B + v],
-                               wl * ghL[2 * B + v] + wr * ghR[2 * B + v], d0, d1, d2, u[0], u[1],
-                               u[2], hf, ugh);
-            if (SB)
-                kern::upwind_value(bf, wl * gbL[v] + wr * gbR[v], wl * gbL[B + v] + wr * gbR[B + v],
-                                   wl * gbL[2 * B + v] + wr * gbR[2 * B + v], d0, d1, d2, u[0],
-                                   u[1], u[2], bf, ugb);
-        }
-        double u2 = u[0] * u[0];
-        if (D > 1) u2 += u[1] * u[1];
-        if (D > 2) u2 += u[2] * u[2];
-        phys::Slope a[3];
-        kern::upwind_slopes<D>(wl, F.aL, F.aR, a);
-        const double H0 = phys::maxwellian_H<D>(F.eq, u);
-        double ph, pb, fmh, fmb;
-        phys::micro_flux_lane<D, SB>(F.eq, a, F.A, F.tc, u, u2, un, H0, hf, bf, ugh, ugb, ph, pb,
-                                     fmh, fmb);
-        phi_h[v] = ph;
-        if (SB) phi_b[v] = pb;
-        kern::add_flux_moments<D, SB>(wt[v], u, u2, fmh, fmb, M);
+    double m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0;
+    if constexpr (SB) {
+#pragma omp simd reduction(+ : m0, m1, m2, m3, m4)
+        for (int v = 0; v < B; ++v)
+            flux_interior_lane<D, true, SECOND>(
+                F, ux[v], uy[v], uz[v], wt[v], n0, n1, n2, dxL, dxR, hL[v], hR[v], bL[v], bR[v],
+                SECOND ? ghL + v : nullptr, SECOND ? ghR + v : nullptr,
+                SECOND ? gbL + v : nullptr, SECOND ? gbR + v : nullptr, B, phi_h[v], phi_b[v],
+                m0, m1, m2, m3, m4);
+    } else {
+        double unused = 0.0;
+#pragma omp simd reduction(+ : m0, m1, m2, m3, m4)
+        for (int v = 0; v < B; ++v)
+            flux_interior_lane<D, false, SECOND>(
+                F, ux[v], uy[v], uz[v], wt[v], n0, n1, n2, dxL, dxR, hL[v], hR[v], 0.0, 0.0,
+                SECOND ? ghL + v : nullptr, SECOND ? ghR + v : nullptr, nullptr, nullptr, B,
+                phi_h[v], unused, m0, m1, m2, m3, m4);
     }
-    for (int e = 0; e < 5; ++e) acc[e] += M[e];
+    acc[0] += m0;
+    acc[1] += m1;
+    acc[2] += m2;
+    acc[3] += m3;
+    acc[4] += m4;
 }
 
-/// Stage 1 (section 6.3) of one cell and block, in place (kern::stage1_value with the cell's
-/// Shakhov equilibrium of step n); rh, rb: sum over the faces of sigma S Phi.
+/// Stage 1 of one velocity (kern::stage1_value with the cell's Shakhov equilibrium of step n).
+/// The velocity array lives in this function, not in the SIMD loop that calls it: GCC 12 turns an
+/// array declared inside an `omp simd` loop body and passed by pointer into a per-lane "simd
+/// array" that it then cannot vectorize here (the loop stayed scalar: stage 1 2x slower).
+template <int D, bool SB>
+inline void stage1_lane(const phys::EqConst& C, double u0, double u1, double u2, double& h,
+                        double& b, double rh, double rb, double invV, double c) {
+    const double u[3] = {u0, u1, u2};
+    double hp, bp;
+    phys::shakhov_given_H<D, SB>(C, u, phys::maxwellian_H<D>(C, u), hp, bp);
+    h = kern::stage1_value(h, rh, invV, c, hp);
+    if (SB) b = kern::stage1_value(b, rb, invV, c, bp);
+}
+
+/// Stage 1 (section 6.3) of one cell and block, in place (stage1_lane per velocity); rh, rb: sum
+/// over the faces of sigma S Phi.
 template <int D, bool SB>
 inline void stage1_cell(int B, const phys::EqConst& Cin, const BlockVel& V, double* __restrict h,
                         double* __restrict b, const double* __restrict rh,
@@ -95,47 +140,65 @@ inline void stage1_cell(int B, const phys::EqConst& Cin, const BlockVel& V, doub
     const double* __restrict ux = V.ux;
     const double* __restrict uy = V.uy;
     const double* __restrict uz = V.uz;
+    if constexpr (SB) {
 #pragma omp simd
-    for (int v = 0; v < B; ++v) {
-        const double u[3] = {ux[v], uy[v], uz[v]};
-        double hp, bp;
-        phys::shakhov_given_H<D, SB>(C, u, phys::maxwellian_H<D>(C, u), hp, bp);
-        h[v] = kern::stage1_value(h[v], rh[v], invV, c, hp);
-        if (SB) b[v] = kern::stage1_value(b[v], rb[v], invV, c, bp);
+        for (int v = 0; v < B; ++v)
+            stage1_lane<D, true>(C, ux[v], uy[v], uz[v], h[v], b[v], rh[v], rb[v], invV, c);
+    } else {
+        double unused = 0.0;
+#pragma omp simd
+        for (int v = 0; v < B; ++v)
+            stage1_lane<D, false>(C, ux[v], uy[v], uz[v], h[v], unused, rh[v], 0.0, invV, c);
     }
 }
 
-/// Stage 2 (section 6.3) of one cell and block (kern::stage2_value; skipped when UPDATE is
-/// false) and the raw moments of the result added to M[17] (kern::add_raw_moments).
+/// Stage 2 of one velocity (kern::stage2_value; skipped when UPDATE is false) and its raw moments
+/// (kern::add_raw_moments) added to m0..m16, the reduction variables of the caller's SIMD loop.
+template <int D, bool SB, bool UPDATE>
+inline void stage2_lane(const phys::EqConst& C, double u0, double u1, double u2, double w,
+                        double& h, double& b, double c, double inv, double& m0, double& m1, double& m2, double& m3, double& m4, double& m5, double& m6, double& m7, double& m8, double& m9, double& m10, double& m11, double& m12, double& m13, double& m14, double& m15, double& m16) {
+    const double u[3] = {u0, u1, u2};
+    double hv = h, bv = SB ? b : 0.0;
+    if (UPDATE) {
+        double hp, bp;
+        phys::shakhov_given_H<D, SB>(C, u, phys::maxwellian_H<D>(C, u), hp, bp);
+        hv = kern::stage2_value(hv, c, inv, hp);
+        h = hv;
+        if (SB) {
+            bv = kern::stage2_value(bv, c, inv, bp);
+            b = bv;
+        }
+    }
+    kern::add_raw_moments<SB ? 17 : 13>(w, u, hv, bv, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16);
+}
+
+/// Stage 2 (section 6.3) of one cell and block (stage2_lane per velocity) and the raw moments of
+/// the result added to M[17].
 template <int D, bool SB, bool UPDATE>
 inline void stage2_cell(int B, const phys::EqConst& Cin, const BlockVel& V, double* __restrict h,
                         double* __restrict b, double c, double M[17]) {
-    constexpr int NM = SB ? 17 : 13;
-    double Ml[NM];
-    for (int k = 0; k < NM; ++k) Ml[k] = 0.0;
     const double inv = 1.0 / (1.0 + c);
     const phys::EqConst C = Cin;
     const double* __restrict ux = V.ux;
     const double* __restrict uy = V.uy;
     const double* __restrict uz = V.uz;
     const double* __restrict wt = V.w;
-#pragma omp simd reduction(+ : Ml[:NM])
-    for (int v = 0; v < B; ++v) {
-        const double u[3] = {ux[v], uy[v], uz[v]};
-        double hv = h[v], bv = SB ? b[v] : 0.0;
-        if (UPDATE) {
-            double hp, bp;
-            phys::shakhov_given_H<D, SB>(C, u, phys::maxwellian_H<D>(C, u), hp, bp);
-            hv = kern::stage2_value(hv, c, inv, hp);
-            h[v] = hv;
-            if (SB) {
-                bv = kern::stage2_value(bv, c, inv, bp);
-                b[v] = bv;
-            }
-        }
-        kern::add_raw_moments<NM>(wt[v], u, hv, bv, Ml);
+    double m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, m7 = 0, m8 = 0, m9 = 0, m10 = 0,
+           m11 = 0, m12 = 0, m13 = 0, m14 = 0, m15 = 0, m16 = 0;
+    if constexpr (SB) {
+#pragma omp simd reduction(+ : m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, \
+                               m15, m16)
+        for (int v = 0; v < B; ++v)
+            stage2_lane<D, true, UPDATE>(C, ux[v], uy[v], uz[v], wt[v], h[v], b[v], c, inv, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16);
+    } else {
+        double unused = 0.0;
+#pragma omp simd reduction(+ : m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12)
+        for (int v = 0; v < B; ++v)
+            stage2_lane<D, false, UPDATE>(C, ux[v], uy[v], uz[v], wt[v], h[v], unused, c, inv,
+                                          m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16);
     }
-    for (int k = 0; k < NM; ++k) M[k] += Ml[k];
+    const double sums[17] = {m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16};
+    for (int k = 0; k < 17; ++k) M[k] += sums[k];
 }
 
 /// Limited least-squares gradient of one block at owned cell i (sections 4.2-4.3): g [3][B] =

@@ -29,13 +29,20 @@ UGKS_HOST_DEVICE inline double owner_weight(double un) { return un > 0.0 ? 1.0 :
 /// section 8.1). Components of u beyond D are zero and skipped.
 template <int D, bool HB>
 UGKS_HOST_DEVICE inline void add_flux_moments(double w, const double u[3], double u2, double fh,
-                                              double fb, double (&acc)[5]) {
+                                              double fb, double& m0, double& m1, double& m2,
+                                              double& m3, double& m4) {
     const double wf = w * fh;
-    acc[0] += wf;
-    acc[1] += wf * u[0];
-    if (D > 1) acc[2] += wf * u[1];
-    if (D > 2) acc[3] += wf * u[2];
-    acc[4] += HB ? 0.5 * w * (u2 * fh + fb) : 0.5 * w * (u2 * fh);
+    m0 += wf;
+    m1 += wf * u[0];
+    if (D > 1) m2 += wf * u[1];
+    if (D > 2) m3 += wf * u[2];
+    m4 += HB ? 0.5 * w * (u2 * fh + fb) : 0.5 * w * (u2 * fh);
+}
+/// The same into acc[5] (scalar outputs above: see kern::add_raw_moments).
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void add_flux_moments(double w, const double u[3], double u2, double fh,
+                                              double fb, double (&acc)[5]) {
+    add_flux_moments<D, HB>(w, u, u2, fh, fb, acc[0], acc[1], acc[2], acc[3], acc[4]);
 }
 
 /// Flux through a kinetic boundary face (diffuse wall or symmetry plane) at one velocity

@@ -46,33 +46,42 @@ UGKS_HOST_DEVICE inline double stage2_value(double fstar, double c, double inv1c
 /// u |u|^2) and sum w b (1, u).
 constexpr int kRawMoments = 17;
 
-/// Add one velocity's raw moments (weight w, velocity u, values h and b) to M; NM = 17, or 13
-/// without b (the b moments are then zero and not kept).
+/// Add one velocity's raw moments (weight w, velocity u, values h and b) to m0..m16; NM = 17, or
+/// 13 without b (the b moments are then zero and m13..m16 untouched). Scalar outputs: the CPU
+/// schedule passes the reduction variables of its SIMD loop (an array there would be kept in
+/// memory per lane, 2-7x slower with GCC 12); the array form below forwards to this body.
+template <int NM>
+UGKS_HOST_DEVICE inline void add_raw_moments(double w, const double u[3], double hv, double bv,
+                                             double& m0, double& m1, double& m2, double& m3, double& m4, double& m5, double& m6, double& m7, double& m8, double& m9, double& m10, double& m11, double& m12, double& m13, double& m14, double& m15, double& m16) {
+    const double wh = w * hv;
+    const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    m0 += wh;
+    m1 += wh * u[0];
+    m2 += wh * u[1];
+    m3 += wh * u[2];
+    m4 += wh * u[0] * u[0];
+    m5 += wh * u[0] * u[1];
+    m6 += wh * u[0] * u[2];
+    m7 += wh * u[1] * u[1];
+    m8 += wh * u[1] * u[2];
+    m9 += wh * u[2] * u[2];
+    m10 += wh * u[0] * u2;
+    m11 += wh * u[1] * u2;
+    m12 += wh * u[2] * u2;
+    if (NM > 13) {
+        const double wb = w * bv;
+        m13 += wb;
+        m14 += wb * u[0];
+        m15 += wb * u[1];
+        m16 += wb * u[2];
+    }
+}
+
+/// The same into M[NM] (the CUDA schedule, tests).
 template <int NM>
 UGKS_HOST_DEVICE inline void add_raw_moments(double w, const double u[3], double hv, double bv,
                                              double (&M)[NM]) {
-    const double wh = w * hv;
-    const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-    M[0] += wh;
-    M[1] += wh * u[0];
-    M[2] += wh * u[1];
-    M[3] += wh * u[2];
-    M[4] += wh * u[0] * u[0];
-    M[5] += wh * u[0] * u[1];
-    M[6] += wh * u[0] * u[2];
-    M[7] += wh * u[1] * u[1];
-    M[8] += wh * u[1] * u[2];
-    M[9] += wh * u[2] * u[2];
-    M[10] += wh * u[0] * u2;
-    M[11] += wh * u[1] * u2;
-    M[12] += wh * u[2] * u2;
-    if (NM > 13) {
-        const double wb = w * bv;
-        M[13 % NM] += wb;
-        M[14 % NM] += wb * u[0];
-        M[15 % NM] += wb * u[1];
-        M[16 % NM] += wb * u[2];
-    }
+    add_raw_moments<NM>(w, u, hv, bv, M[0], M[1], M[2], M[3], M[4], M[5], M[6], M[7], M[8], M[9], M[10], M[11], M[12], M[13 % NM], M[14 % NM], M[15 % NM], M[16 % NM]);
 }
 
 /// Add one velocity's share of the five conserved moments (1, u, (|u|^2 + xi^2)/2) of the values
