@@ -61,12 +61,17 @@ inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, 
     double u2s = u0 * u0;
     if (D > 1) u2s += u1 * u1;
     if (D > 2) u2s += u2 * u2;
-    phys::Slope a[3];
-    kern::upwind_slopes<D>(wl, F.aL, F.aR, a);
+    // Both sides' slope sums, the upwind one selected by the weights (exact: wl is 1 or 0); fewer
+    // live registers than selecting the slope coefficients first (kern::upwind_slopes).
     const double H0 = phys::maxwellian_H<D>(F.eq, u);
+    double B0, Hp, Bp, shL, sbL, shR, sbR;
+    phys::shakhov_parts<D, SB>(F.eq, u, H0, B0, Hp, Bp);
+    phys::slope_sums<D, SB>(F.aL, u, u2s, H0, B0, F.eq.xi4, shL, sbL);
+    phys::slope_sums<D, SB>(F.aR, u, u2s, H0, B0, F.eq.xi4, shR, sbR);
     double fmh, fmb;
-    phys::micro_flux_lane<D, SB>(F.eq, a, F.A, F.tc, u, u2s, un, H0, hf, bf, ugh, ugb, phi_h,
-                                 phi_b, fmh, fmb);
+    phys::micro_flux_given_slopes<D, SB>(F.eq, wl * shL + wr * shR, wl * sbL + wr * sbR, F.A, F.tc,
+                                         u, u2s, un, H0, B0, Hp, Bp, hf, bf, ugh, ugb, phi_h,
+                                         phi_b, fmh, fmb);
     kern::add_flux_moments<D, SB>(w, u, u2s, fmh, fmb, m0, m1, m2, m3, m4);
 }
 

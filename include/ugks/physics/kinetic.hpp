@@ -183,6 +183,21 @@ UGKS_HOST_DEVICE inline void micro_flux(const FaceCoeffs& fc, const GasParams& g
                                         const double gb[3], double& phi_h, double& phi_b,
                                         double& fm_h, double& fm_b);
 
+/// The two parts of micro_flux_lane, for schedules that form the upwind choice themselves: the
+/// slope sums sh = sum_j u_j A[a^(j); H], sb = sum_j u_j A[a^(j); B] of one slope set (5.10b),
+/// and the flux given them (B0, Hp, Bp from shakhov_parts of H0).
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void slope_sums(const Slope* a, const double u[3], double u2, double H0,
+                                        double B0, double xi4, double& sh, double& sb);
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void micro_flux_given_slopes(const EqConst& E0, double sh, double sb,
+                                                     const Slope& A, const TimeCoeffs& tc,
+                                                     const double u[3], double u2, double un,
+                                                     double H0, double B0, double Hp, double Bp,
+                                                     double hf, double bf, double ugh, double ugb,
+                                                     double& phi_h, double& phi_b, double& fm_h,
+                                                     double& fm_b);
+
 /// The kernel function of the microscopic flux at one velocity (section 5.10), templated on D
 /// and HB (b stored): E0 = the face's EqConst, a = the upwind side's slope set (a^L for u.n > 0,
 /// a^R otherwise; D entries), A the time slope, tc the time coefficients; u2 = |u|^2 over the

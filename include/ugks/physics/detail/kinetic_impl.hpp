@@ -303,16 +303,10 @@ UGKS_HOST_DEVICE inline void shakhov_given_H(const EqConst& C, const double u[3]
 }
 
 template <int D, bool HB>
-UGKS_HOST_DEVICE inline void micro_flux_lane(const EqConst& E0, const Slope* a, const Slope& A,
-                                             const TimeCoeffs& tc, const double u[3], double u2,
-                                             double un, double H0, double hf, double bf, double ugh,
-                                             double ugb, double& phi_h, double& phi_b, double& fm_h,
-                                             double& fm_b) {
-    double B0, Hp, Bp;
-    shakhov_parts<D, HB>(E0, u, H0, B0, Hp, Bp);
-    const double xi4 = E0.xi4;
-    // sum_j u_j A[a^(j); H] and sum_j u_j A[a^(j); B] with the upwind slope set (5.10b)
-    double sh = 0.0, sb = 0.0;
+UGKS_HOST_DEVICE inline void slope_sums(const Slope* a, const double u[3], double u2, double H0,
+                                        double B0, double xi4, double& sh, double& sb) {
+    sh = 0.0;
+    sb = 0.0;
     for (int j = 0; j < D; ++j) {
         double poly = a[j].a0 + 0.5 * a[j].aE * u2;
         for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
@@ -323,6 +317,17 @@ UGKS_HOST_DEVICE inline void micro_flux_lane(const EqConst& E0, const Slope* a, 
             sh += u[j] * (poly * H0);
         }
     }
+}
+
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void micro_flux_given_slopes(const EqConst& E0, double sh, double sb,
+                                                     const Slope& A, const TimeCoeffs& tc,
+                                                     const double u[3], double u2, double un,
+                                                     double H0, double B0, double Hp, double Bp,
+                                                     double hf, double bf, double ugh, double ugb,
+                                                     double& phi_h, double& phi_b, double& fm_h,
+                                                     double& fm_b) {
+    const double xi4 = E0.xi4;
     double polyA = A.a0 + 0.5 * A.aE * u2;
     for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];
     const double ah = HB ? polyA * H0 + 0.5 * A.aE * B0 : polyA * H0;
@@ -335,6 +340,19 @@ UGKS_HOST_DEVICE inline void micro_flux_lane(const EqConst& E0, const Slope* a, 
         fm_b = un * (tc.q4 * bf - tc.q5 * ugb);
         phi_b = un * (tc.q1 * (B0 + Bp) + tc.q2 * sb + tc.q3 * ab) + fm_b;
     }
+}
+
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void micro_flux_lane(const EqConst& E0, const Slope* a, const Slope& A,
+                                             const TimeCoeffs& tc, const double u[3], double u2,
+                                             double un, double H0, double hf, double bf, double ugh,
+                                             double ugb, double& phi_h, double& phi_b, double& fm_h,
+                                             double& fm_b) {
+    double B0, Hp, Bp, sh, sb;
+    shakhov_parts<D, HB>(E0, u, H0, B0, Hp, Bp);
+    slope_sums<D, HB>(a, u, u2, H0, B0, E0.xi4, sh, sb);
+    micro_flux_given_slopes<D, HB>(E0, sh, sb, A, tc, u, u2, un, H0, B0, Hp, Bp, hf, bf, ugh, ugb,
+                                   phi_h, phi_b, fm_h, fm_b);
 }
 
 UGKS_HOST_DEVICE inline Prim cons_to_prim(const double W[5], int N) {
