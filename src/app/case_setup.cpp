@@ -9,8 +9,8 @@
 #include <fstream>
 #include <type_traits>
 
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/physics/kinetic.hpp"
 
 namespace ugks {

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "ugks/core/config.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/core/version.hpp"
-#include "ugks/core/config.hpp"
 #include "ugks/io/reports.hpp"
 #include "ugks/overset/distributed.hpp"
 #include "ugks/overset/overset.hpp"

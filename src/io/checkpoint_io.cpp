@@ -503,7 +503,7 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
 }
 
 CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout& where,
-                            CheckpointInfo* info) {
+                                CheckpointInfo* info) {
     const PhaseSpaceLayout& L = *where.layout;
     const LocalMesh& loc = *where.local;
     const VelocityBlocks& blocks = *where.blocks;

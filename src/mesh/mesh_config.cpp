@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/mesh/sources.hpp"
 
 namespace ugks {

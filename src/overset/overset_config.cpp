@@ -5,8 +5,8 @@
 #include <set>
 #include <string>
 
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/overset/overset.hpp"
 
 namespace ugks::overset {

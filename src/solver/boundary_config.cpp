@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/mesh/mesh.hpp"
 
 namespace ugks {

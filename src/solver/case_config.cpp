@@ -9,8 +9,8 @@
 #include <fstream>
 #include <type_traits>
 
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/device/capabilities.hpp"
 #include "ugks/physics/kinetic.hpp"
 
@@ -117,9 +117,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
             // The CUDA backend relaxes a colour's cells in parallel: only the colored ordering
             // (docs/steady.md section 7.5); natural is the CPU backend's sequential sweep.
             constexpr bool gpu = device::capabilities().gpu;
-            s.time.implicit_ordering = cfg.get_enum_or("time.implicit.ordering",
-                                                       {"natural", "colored"},
-                                                       gpu ? "colored" : "natural");
+            s.time.implicit_ordering = cfg.get_enum_or(
+                "time.implicit.ordering", {"natural", "colored"}, gpu ? "colored" : "natural");
             if (gpu && s.time.implicit_ordering == "natural")
                 cfg.fail("time.implicit.ordering",
                          "'natural' (a sequential sweep) is implemented on the CPU backend only "

@@ -34,12 +34,12 @@ struct BlockVel {
 /// owner side: kern::owner_weight), phi_h, phi_b and the free-transport moments (weight included)
 /// added to m0..m4. gL, gR (eL, eR): the two cells' gradients of h (b) at this velocity, stride B.
 template <int D, bool SB, bool SECOND>
-inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, double u2,
-                               double w, double n0, double n1, double n2, const double* xL,
-                               const double* xR, double hL, double hR, double bL, double bR,
-                               const double* gL, const double* gR, const double* eL,
-                               const double* eR, int B, double& phi_h, double& phi_b, double& m0,
-                               double& m1, double& m2, double& m3, double& m4) {
+inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, double u2, double w,
+                               double n0, double n1, double n2, const double* xL, const double* xR,
+                               double hL, double hR, double bL, double bR, const double* gL,
+                               const double* gR, const double* eL, const double* eR, int B,
+                               double& phi_h, double& phi_b, double& m0, double& m1, double& m2,
+                               double& m3, double& m4) {
     const double u[3] = {u0, u1, u2};
     const double un = u0 * n0 + u1 * n1 + u2 * n2;
     // Both sides are loaded and the upwind one selected by weights 1 and 0 (a conditional
@@ -70,8 +70,8 @@ inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, 
     phys::slope_sums<D, SB>(F.aR, u, u2s, H0, B0, F.eq.xi4, shR, sbR);
     double fmh, fmb;
     phys::micro_flux_given_slopes<D, SB>(F.eq, wl * shL + wr * shR, wl * sbL + wr * sbR, F.A, F.tc,
-                                         u, u2s, un, H0, B0, Hp, Bp, hf, bf, ugh, ugb, phi_h,
-                                         phi_b, fmh, fmb);
+                                         u, u2s, un, H0, B0, Hp, Bp, hf, bf, ugh, ugb, phi_h, phi_b,
+                                         fmh, fmb);
     kern::add_flux_moments<D, SB>(w, u, u2s, fmh, fmb, m0, m1, m2, m3, m4);
 }
 
@@ -102,9 +102,8 @@ inline void flux_interior(int B, const phys::FaceCoeffs& Fin, const double* n, c
         for (int v = 0; v < B; ++v)
             flux_interior_lane<D, true, SECOND>(
                 F, ux[v], uy[v], uz[v], wt[v], n0, n1, n2, dxL, dxR, hL[v], hR[v], bL[v], bR[v],
-                SECOND ? ghL + v : nullptr, SECOND ? ghR + v : nullptr,
-                SECOND ? gbL + v : nullptr, SECOND ? gbR + v : nullptr, B, phi_h[v], phi_b[v],
-                m0, m1, m2, m3, m4);
+                SECOND ? ghL + v : nullptr, SECOND ? ghR + v : nullptr, SECOND ? gbL + v : nullptr,
+                SECOND ? gbR + v : nullptr, B, phi_h[v], phi_b[v], m0, m1, m2, m3, m4);
     } else {
         double unused = 0.0;
 #pragma omp simd reduction(+ : m0, m1, m2, m3, m4)
@@ -161,7 +160,10 @@ inline void stage1_cell(int B, const phys::EqConst& Cin, const BlockVel& V, doub
 /// (kern::add_raw_moments) added to m0..m16, the reduction variables of the caller's SIMD loop.
 template <int D, bool SB, bool UPDATE>
 inline void stage2_lane(const phys::EqConst& C, double u0, double u1, double u2, double w,
-                        double& h, double& b, double c, double inv, double& m0, double& m1, double& m2, double& m3, double& m4, double& m5, double& m6, double& m7, double& m8, double& m9, double& m10, double& m11, double& m12, double& m13, double& m14, double& m15, double& m16) {
+                        double& h, double& b, double c, double inv, double& m0, double& m1,
+                        double& m2, double& m3, double& m4, double& m5, double& m6, double& m7,
+                        double& m8, double& m9, double& m10, double& m11, double& m12, double& m13,
+                        double& m14, double& m15, double& m16) {
     const double u[3] = {u0, u1, u2};
     double hv = h, bv = SB ? b : 0.0;
     if (UPDATE) {
@@ -174,7 +176,8 @@ inline void stage2_lane(const phys::EqConst& C, double u0, double u1, double u2,
             b = bv;
         }
     }
-    kern::add_raw_moments<SB ? 17 : 13>(w, u, hv, bv, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16);
+    kern::add_raw_moments<SB ? 17 : 13>(w, u, hv, bv, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10,
+                                        m11, m12, m13, m14, m15, m16);
 }
 
 /// Stage 2 (section 6.3) of one cell and block (stage2_lane per velocity) and the raw moments of
@@ -194,15 +197,19 @@ inline void stage2_cell(int B, const phys::EqConst& Cin, const BlockVel& V, doub
 #pragma omp simd reduction(+ : m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, \
                                m15, m16)
         for (int v = 0; v < B; ++v)
-            stage2_lane<D, true, UPDATE>(C, ux[v], uy[v], uz[v], wt[v], h[v], b[v], c, inv, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16);
+            stage2_lane<D, true, UPDATE>(C, ux[v], uy[v], uz[v], wt[v], h[v], b[v], c, inv, m0, m1,
+                                         m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14,
+                                         m15, m16);
     } else {
         double unused = 0.0;
 #pragma omp simd reduction(+ : m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12)
         for (int v = 0; v < B; ++v)
-            stage2_lane<D, false, UPDATE>(C, ux[v], uy[v], uz[v], wt[v], h[v], unused, c, inv,
-                                          m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16);
+            stage2_lane<D, false, UPDATE>(C, ux[v], uy[v], uz[v], wt[v], h[v], unused, c, inv, m0,
+                                          m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13,
+                                          m14, m15, m16);
     }
-    const double sums[17] = {m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16};
+    const double sums[17] = {m0, m1,  m2,  m3,  m4,  m5,  m6,  m7, m8,
+                             m9, m10, m11, m12, m13, m14, m15, m16};
     for (int k = 0; k < 17; ++k) M[k] += sums[k];
 }
 

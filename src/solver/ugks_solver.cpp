@@ -467,8 +467,8 @@ void UgksSolver::sweep(double dt) {
             }
             const double invV = 1.0 / m_mesh.cell_volume[i];
             if (m_implicit) {
-                // implicit steady iteration: keep the flux residual rate for the microscopic update (micro_relax)
-                // (rh was accumulated with the factor dt_i / dt_f: divide by dt_i)
+                // implicit steady iteration: keep the flux residual rate for the microscopic update
+                // (micro_relax) (rh was accumulated with the factor dt_i / dt_f: divide by dt_i)
                 const double sc = -invV / m_dtc[i];
                 const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * B;
                 for (int v = 0; v < B; ++v) m_res_h[k + v] = sc * rh[v];

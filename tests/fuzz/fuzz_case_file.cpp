@@ -4,8 +4,8 @@
 #include <string>
 
 #include "ugks/app/case_setup.hpp"
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/mesh/sources.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

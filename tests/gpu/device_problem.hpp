@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "ugks/app/case_setup.hpp"
-#include "ugks/device/device.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/device/device.hpp"
 #include "ugks/mesh/mesh.hpp"
 #include "ugks/mesh/sources.hpp"
 #include "ugks/parallel/layout.hpp"

@@ -14,13 +14,13 @@
 
 #include "ugks/app/case_setup.hpp"
 #include "ugks/app/run_case.hpp"
-#include "ugks/core/timer.hpp"
-#include "ugks/io/checkpoint_io.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/timer.hpp"
+#include "ugks/device/capabilities.hpp"
+#include "ugks/io/checkpoint_io.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/solver/ugks_solver.hpp"
-#include "ugks/device/capabilities.hpp"
 #include "ugks/solver/ugks_solver_device.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
 

@@ -22,6 +22,8 @@ struct Capabilities {
     bool nccl;            ///< kNcclBuild
     const char* backend;  ///< "CUDA" or "OpenMP" (backend_name())
 };
-constexpr Capabilities capabilities() { return {kGpuBuild, kNcclBuild, kGpuBuild ? "CUDA" : "OpenMP"}; }
+constexpr Capabilities capabilities() {
+    return {kGpuBuild, kNcclBuild, kGpuBuild ? "CUDA" : "OpenMP"};
+}
 
 }  // namespace ugks::device

@@ -74,7 +74,7 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
 /// points, weights), velocity dimension, K_int and b, dataset shapes, then every dataset's
 /// checksum. Any failure throws the same InputError on every rank: "checkpoint 'path': <problem>".
 CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout& where,
-                            CheckpointInfo* info = nullptr);
+                                CheckpointInfo* info = nullptr);
 
 /// Order-independent checksum of a dataset: the sum modulo 2^64 of a 64-bit mix of each element's
 /// linear index (row-major, global) and its bit pattern. Decomposition-independent, so a file

@@ -190,13 +190,10 @@ template <int D, bool HB>
 UGKS_HOST_DEVICE inline void slope_sums(const Slope* a, const double u[3], double u2, double H0,
                                         double B0, double xi4, double& sh, double& sb);
 template <int D, bool HB>
-UGKS_HOST_DEVICE inline void micro_flux_given_slopes(const EqConst& E0, double sh, double sb,
-                                                     const Slope& A, const TimeCoeffs& tc,
-                                                     const double u[3], double u2, double un,
-                                                     double H0, double B0, double Hp, double Bp,
-                                                     double hf, double bf, double ugh, double ugb,
-                                                     double& phi_h, double& phi_b, double& fm_h,
-                                                     double& fm_b);
+UGKS_HOST_DEVICE inline void micro_flux_given_slopes(
+    const EqConst& E0, double sh, double sb, const Slope& A, const TimeCoeffs& tc,
+    const double u[3], double u2, double un, double H0, double B0, double Hp, double Bp, double hf,
+    double bf, double ugh, double ugb, double& phi_h, double& phi_b, double& fm_h, double& fm_b);
 
 /// The kernel function of the microscopic flux at one velocity (section 5.10), templated on D
 /// and HB (b stored): E0 = the face's EqConst, a = the upwind side's slope set (a^L for u.n > 0,

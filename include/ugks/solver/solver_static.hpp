@@ -1,12 +1,12 @@
 #pragma once
 #include <vector>
 
-#include "ugks/solver/case_config.hpp"
 #include "ugks/core/types.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/physics/kinetic.hpp"
+#include "ugks/solver/case_config.hpp"
 #include "ugks/solver/kernels/face_kind.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
 

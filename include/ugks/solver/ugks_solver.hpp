@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "ugks/solver/case_config.hpp"
 #include "ugks/core/timer.hpp"
 #include "ugks/io/fields_io.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 #include "ugks/physics/kinetic.hpp"
+#include "ugks/solver/case_config.hpp"
 #include "ugks/solver/macro_krylov.hpp"
 #include "ugks/solver/solver_state.hpp"
 #include "ugks/solver/solver_static.hpp"

@@ -8,9 +8,6 @@
 // themselves are identical too (the split dimension comes from exact integer sums).
 //
 // Part of CUDA builds only; CPU builds compile src/overset/host/device_stubs.cpp instead.
-#include "ugks/core/error.hpp"
-#include "ugks/overset/overset.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,9 +15,11 @@
 #include <limits>
 #include <map>
 
+#include "ugks/core/error.hpp"
 #include "ugks/device/array.hpp"
 #include "ugks/device/device.hpp"
 #include "ugks/device/forall.hpp"
+#include "ugks/overset/overset.hpp"
 
 namespace ugks::overset {
 

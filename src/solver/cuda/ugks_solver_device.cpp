@@ -21,10 +21,10 @@
 #include <string>
 
 #include "device_impl.hpp"
-#include "ugks/solver/step_phases.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/device/cuda_check.hpp"
+#include "ugks/solver/step_phases.hpp"
 
 namespace ugks {
 

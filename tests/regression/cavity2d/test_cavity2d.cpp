@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "regression_util.hpp"
-#include "ugks/core/types.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/types.hpp"
 
 namespace {
 

@@ -27,8 +27,8 @@
 
 #include "rankine_hugoniot.hpp"
 #include "regression_util.hpp"
-#include "ugks/core/types.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/types.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "test_util.hpp"
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "test_util.hpp"
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/mesh/sources.hpp"
 
 namespace ugks {

@@ -1,8 +1,8 @@
 // The overset case section: a valid case, defaults, and errors naming key paths.
 #include <gtest/gtest.h>
 
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/overset/overset.hpp"
 
 using namespace ugks;

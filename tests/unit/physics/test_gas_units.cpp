@@ -10,8 +10,8 @@
 
 #include "test_util.hpp"
 #include "ugks/app/case_setup.hpp"
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/mesh/sources.hpp"
 #include "ugks/physics/gas.hpp"
 #include "ugks/physics/units.hpp"

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "test_util.hpp"
-#include "ugks/core/error.hpp"
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks {

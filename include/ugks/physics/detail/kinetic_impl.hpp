@@ -320,13 +320,10 @@ UGKS_HOST_DEVICE inline void slope_sums(const Slope* a, const double u[3], doubl
 }
 
 template <int D, bool HB>
-UGKS_HOST_DEVICE inline void micro_flux_given_slopes(const EqConst& E0, double sh, double sb,
-                                                     const Slope& A, const TimeCoeffs& tc,
-                                                     const double u[3], double u2, double un,
-                                                     double H0, double B0, double Hp, double Bp,
-                                                     double hf, double bf, double ugh, double ugb,
-                                                     double& phi_h, double& phi_b, double& fm_h,
-                                                     double& fm_b) {
+UGKS_HOST_DEVICE inline void micro_flux_given_slopes(
+    const EqConst& E0, double sh, double sb, const Slope& A, const TimeCoeffs& tc,
+    const double u[3], double u2, double un, double H0, double B0, double Hp, double Bp, double hf,
+    double bf, double ugh, double ugb, double& phi_h, double& phi_b, double& fm_h, double& fm_b) {
     const double xi4 = E0.xi4;
     double polyA = A.a0 + 0.5 * A.aE * u2;
     for (int d = 0; d < D; ++d) polyA += A.aU[d] * u[d];

@@ -52,7 +52,11 @@ constexpr int kRawMoments = 17;
 /// memory per lane, 2-7x slower with GCC 12); the array form below forwards to this body.
 template <int NM>
 UGKS_HOST_DEVICE inline void add_raw_moments(double w, const double u[3], double hv, double bv,
-                                             double& m0, double& m1, double& m2, double& m3, double& m4, double& m5, double& m6, double& m7, double& m8, double& m9, double& m10, double& m11, double& m12, double& m13, double& m14, double& m15, double& m16) {
+                                             double& m0, double& m1, double& m2, double& m3,
+                                             double& m4, double& m5, double& m6, double& m7,
+                                             double& m8, double& m9, double& m10, double& m11,
+                                             double& m12, double& m13, double& m14, double& m15,
+                                             double& m16) {
     const double wh = w * hv;
     const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
     m0 += wh;
@@ -81,7 +85,8 @@ UGKS_HOST_DEVICE inline void add_raw_moments(double w, const double u[3], double
 template <int NM>
 UGKS_HOST_DEVICE inline void add_raw_moments(double w, const double u[3], double hv, double bv,
                                              double (&M)[NM]) {
-    add_raw_moments<NM>(w, u, hv, bv, M[0], M[1], M[2], M[3], M[4], M[5], M[6], M[7], M[8], M[9], M[10], M[11], M[12], M[13 % NM], M[14 % NM], M[15 % NM], M[16 % NM]);
+    add_raw_moments<NM>(w, u, hv, bv, M[0], M[1], M[2], M[3], M[4], M[5], M[6], M[7], M[8], M[9],
+                        M[10], M[11], M[12], M[13 % NM], M[14 % NM], M[15 % NM], M[16 % NM]);
 }
 
 /// Add one velocity's share of the five conserved moments (1, u, (|u|^2 + xi^2)/2) of the values
