@@ -145,9 +145,11 @@ void write_probes(const OutputConfig& out, const std::string& dir, const LocalMe
     }
 }
 
-/// Reference state of the surface coefficients: the first far-field/inflow condition, else the
-/// initial state; when its speed is zero the dynamic pressure uses the fastest wall (lid) speed.
-SurfaceReference surface_reference(const CaseSetup& s) {
+}  // namespace
+
+SurfaceReference surface_reference(const CaseSetup& s, const Mesh& mesh) {
+    // Reference state: the first far-field/inflow condition, else the initial state; when its
+    // speed is zero the dynamic pressure uses the fastest wall (lid) speed.
     SurfaceReference ref;
     ref.rho_inf = s.initial.rho;
     ref.p_inf = s.initial.rho * s.initial.T / 2.0;
@@ -164,10 +166,28 @@ SurfaceReference surface_reference(const CaseSetup& s) {
         if (bc.type == "diffuse_wall")
             uw = std::max(uw, std::sqrt(bc.U[0] * bc.U[0] + bc.U[1] * bc.U[1] + bc.U[2] * bc.U[2]));
     ref.q_ref = 0.5 * ref.rho_inf * uw * uw;
+    // Reference geometry (output.surface) and the symmetry planes of the body: one per symmetry
+    // patch (an axis-aligned plane, checked with the mesh), at the position of its first face.
+    const SurfaceConfig& sc = s.output.surface;
+    ref.A_ref = sc.reference_area;
+    ref.L_ref = sc.reference_length;
+    ref.moment_center = sc.moment_center;
+    ref.drag_dir = sc.drag_direction;
+    ref.lift_dir = sc.lift_direction;
+    if (sc.symmetry == "auto")
+        for (const auto& bc : s.boundaries) {
+            if (bc.type != "symmetry" || bc.symmetry_axis < 0) continue;
+            const int p = mesh.patch_index(bc.patch);
+            bool seen = false;
+            for (const SymmetryPlane& pl : ref.symmetry) seen = seen || pl.axis == bc.symmetry_axis;
+            for (index_t f = 0; f < mesh.n_faces() && !seen; ++f)
+                if (mesh.face_patch[f] == p) {
+                    ref.symmetry.push_back({bc.symmetry_axis, mesh.face_centroid[f][bc.symmetry_axis]});
+                    break;
+                }
+        }
     return ref;
 }
-
-}  // namespace
 
 void install_stop_handlers() {
     g_stop_signal = 0;
@@ -194,10 +214,12 @@ const char* signal_name(int sig) {
 // ---- history.csv ------------------------------------------------------------------------------
 
 void HistoryObserver::on_start(const RunContext& ctx) {
+    m_ref = surface_reference(ctx.pb.setup, ctx.pb.mesh);
     if (ctx.pb.world_rank != 0) return;
-    const std::vector<std::string> cols{"step",     "time",     "dt",        "res_rho",
-                                        "res_rhoU", "res_rhoE", "wall_time", "wall_Fx",
-                                        "wall_Fy",  "wall_Fz",  "wall_heat"};
+    const std::vector<std::string> cols{
+        "step",    "time",    "dt",      "res_rho", "res_rhoU", "res_rhoE", "wall_time", "wall_Fx",
+        "wall_Fy", "wall_Fz", "wall_heat", "CD",    "CL",       "CS",       "Cm_x",      "Cm_y",
+        "Cm_z"};
     const std::string path = ctx.dir + "/history.csv";
     std::vector<std::vector<double>> kept;
     if (!ctx.restarted_from.empty())
@@ -208,16 +230,32 @@ void HistoryObserver::on_start(const RunContext& ctx) {
 
 bool HistoryObserver::on_step(const RunContext& ctx, const StepResult& r) {
     const double wall_now = seconds_since(ctx.start.time);
-    double wall_sum[4] = {0, 0, 0, 0};  // force on the diffuse walls and heat load
+    // force and heat load on the diffuse walls (the computed part), then the whole body's force
+    // and moment (symmetry images included) for the coefficients
+    double sums[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    BodyLoads body;
     for (const auto& sf : wall_faces(ctx)) {
-        for (int d = 0; d < 3; ++d) wall_sum[d] += sf.P[d] * sf.area;
-        wall_sum[3] += sf.qw * sf.area;
+        const Vec3 F{sf.P[0] * sf.area, sf.P[1] * sf.area, sf.P[2] * sf.area};
+        for (int d = 0; d < 3; ++d) sums[d] += F[d];
+        sums[3] += sf.qw * sf.area;
+        add_body_loads(m_ref, sf.centroid, F, sf.qw * sf.area, sf.area, body);
     }
-    MPI_Allreduce(MPI_IN_PLACE, wall_sum, 4, MPI_DOUBLE, MPI_SUM, ctx.pb.layout.comm_x);
+    for (int d = 0; d < 3; ++d) {
+        sums[4 + d] = body.force[d];
+        sums[7 + d] = body.moment[d];
+    }
+    sums[10] = body.heat;
+    MPI_Allreduce(MPI_IN_PLACE, sums, 11, MPI_DOUBLE, MPI_SUM, ctx.pb.layout.comm_x);
+    SurfaceTotals t;
+    for (int d = 0; d < 3; ++d) {
+        t.body.force[d] = sums[4 + d];
+        t.body.moment[d] = sums[7 + d];
+    }
+    body_coefficients(m_ref, t);
     if (ctx.pb.world_rank == 0)
         m_csv.row({static_cast<double>(ctx.solver.step_count()), ctx.solver.time(), r.dt,
-                   r.residual[0], r.residual[1], r.residual[2], wall_now, wall_sum[0], wall_sum[1],
-                   wall_sum[2], wall_sum[3]});
+                   r.residual[0], r.residual[1], r.residual[2], wall_now, sums[0], sums[1],
+                   sums[2], sums[3], t.CD, t.CL, t.CS, t.Cm[0], t.Cm[1], t.Cm[2]});
     return false;
 }
 
@@ -400,6 +438,7 @@ void ProbeOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
 
 void SurfaceOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
     const Problem& pb = ctx.pb;
+    m_ref = surface_reference(pb.setup, pb.mesh);
     const std::vector<std::string> walls = diffuse_wall_patches(pb.setup);
     if (walls.empty() || ctx.solver.step_count() == 0) return;
     const auto faces = wall_faces(ctx);
@@ -408,16 +447,34 @@ void SurfaceOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
         if (pb.layout.q == 0)
             m_totals =
                 write_surface(ctx.dir + "/surface_final.h5", ctx.dir + "/surface_final.csv",
-                              pb.layout.comm_x, pb.mesh, faces, walls, surface_reference(pb.setup),
+                              pb.layout.comm_x, pb.mesh, faces, walls, m_ref,
                               pb.cfg.resolved_yaml(), ctx.solver.step_count(), ctx.solver.time());
     });
 }
 
 void SurfaceOutputObserver::summarize(nlohmann::json& j) const {
-    j["walls"] = {{"force", {m_totals.force[0], m_totals.force[1], m_totals.force[2]}},
-                  {"heat", m_totals.heat},
-                  {"CD", m_totals.CD},
-                  {"CL", m_totals.CL}};
+    const SurfaceTotals& t = m_totals;
+    const SurfaceAxes a = surface_axes(m_ref);
+    auto v3 = [](const Vec3& v) { return nlohmann::json::array({v[0], v[1], v[2]}); };
+    j["walls"] = {{"force", v3(t.force)},
+                  {"heat", t.heat},
+                  {"area", t.area},
+                  {"body", {{"force", v3(t.body.force)},
+                            {"moment", v3(t.body.moment)},
+                            {"heat", t.body.heat},
+                            {"area", t.body.area},
+                            {"images", t.images}}},
+                  {"CD", t.CD},
+                  {"CL", t.CL},
+                  {"CS", t.CS},
+                  {"Cm", v3(t.Cm)},
+                  {"reference", {{"area", m_ref.A_ref},
+                                 {"length", m_ref.L_ref},
+                                 {"moment_center", v3(m_ref.moment_center)},
+                                 {"drag_direction", v3(a.drag)},
+                                 {"lift_direction", v3(a.lift)},
+                                 {"side_direction", v3(a.side)},
+                                 {"dynamic_pressure", surface_dynamic_pressure(m_ref)}}}};
 }
 
 }  // namespace ugks

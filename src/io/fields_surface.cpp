@@ -129,28 +129,37 @@ SurfaceTotals sum_faces(const AllFaces& all, const SurfaceReference& ref, Keep&&
         if (!keep(i)) continue;
         const double a = all.area(i);
         const Vec3 P = all.P(i);
-        for (int d = 0; d < 3; ++d) t.force[d] += P[d] * a;
+        const Vec3 F{P[0] * a, P[1] * a, P[2] * a};
+        for (int d = 0; d < 3; ++d) t.force[d] += F[d];
         t.heat += all.qw(i) * a;
         t.area += a;
         ++t.n_faces;
+        const double* x = all.centroid(i);
+        add_body_loads(ref, {x[0], x[1], x[2]}, F, all.qw(i) * a, a, t.body);
     }
-    const double q_dyn = surface_dynamic_pressure(ref);
-    const double u = norm(ref.U_inf), l = norm(ref.lift_dir);
-    t.CD = u > 0 ? dot(t.force, ref.U_inf) / u / (q_dyn * ref.A_ref) : kNaN;
-    t.CL = l > 0 ? dot(t.force, ref.lift_dir) / l / (q_dyn * ref.A_ref) : kNaN;
+    t.images = 1 << ref.symmetry.size();
+    body_coefficients(ref, t);
     return t;
 }
 
 // ---- HDF5 writing ----------------------------------------------------------------------------
 
-/// Force, heat, coefficients, area and face count of `t` as attributes of `loc`.
+/// Force, heat, area and face count (computed part), the whole body's loads and the coefficients
+/// of `t` as attributes of `loc`.
 void totals_attributes(const H5File& w, hid_t loc, const SurfaceTotals& t) {
     w.attribute(loc, "force", t.force);
     w.attribute(loc, "heat", t.heat);
-    w.attribute(loc, "CD", t.CD);
-    w.attribute(loc, "CL", t.CL);
     w.attribute(loc, "area", t.area);
     w.attribute(loc, "face_count", static_cast<std::int64_t>(t.n_faces));
+    w.attribute(loc, "body_force", t.body.force);
+    w.attribute(loc, "body_moment", t.body.moment);
+    w.attribute(loc, "body_heat", t.body.heat);
+    w.attribute(loc, "body_area", t.body.area);
+    w.attribute(loc, "images", static_cast<std::int64_t>(t.images));
+    w.attribute(loc, "CD", t.CD);
+    w.attribute(loc, "CL", t.CL);
+    w.attribute(loc, "CS", t.CS);
+    w.attribute(loc, "Cm", t.Cm);
 }
 
 /// Per-face arrays in global face order, everything the files hold.
@@ -272,7 +281,12 @@ void write_h5(const H5File& w, MPI_Comm comm, const Mesh& m, const SurfaceData& 
     w.attribute(root, "p_inf", ref.p_inf);
     w.attribute(root, "U_inf", ref.U_inf);
     w.attribute(root, "A_ref", ref.A_ref);
-    w.attribute(root, "lift_dir", ref.lift_dir);
+    w.attribute(root, "L_ref", ref.L_ref);
+    w.attribute(root, "moment_center", ref.moment_center);
+    const SurfaceAxes axes = surface_axes(ref);
+    w.attribute(root, "drag_dir", axes.drag);
+    w.attribute(root, "lift_dir", axes.lift);
+    w.attribute(root, "side_dir", axes.side);
     w.attribute(root, "q_ref", ref.q_ref);
     w.attribute(root, "q_dyn", surface_dynamic_pressure(ref));
     w.attribute(root, "U_ref", surface_reference_speed(ref));
@@ -317,23 +331,32 @@ std::string csv_text(const std::string& s) {
 std::string totals_row(const std::string& name, index_t patch, const SurfaceTotals& t) {
     std::string out = "# " + csv_text(name) + "," + std::to_string(patch) + "," +
                       std::to_string(t.n_faces) + "," + num(t.area);
-    for (double x : {t.force[0], t.force[1], t.force[2], t.heat, t.CD, t.CL}) out += "," + num(x);
+    for (double x : {t.force[0], t.force[1], t.force[2], t.heat, t.CD, t.CL, t.CS, t.Cm[0],
+                     t.Cm[1], t.Cm[2], t.body.force[0], t.body.force[1], t.body.force[2],
+                     t.body.heat})
+        out += "," + num(x);
     return out + "\n";
 }
 
+std::string vec(const Vec3& v) { return num(v[0]) + "," + num(v[1]) + "," + num(v[2]); }
+
 std::string make_csv(const SurfaceData& s, const Meta& meta) {
     const SurfaceReference& ref = meta.ref;
+    const SurfaceAxes axes = surface_axes(ref);
     std::string out;
     out += "# ugks_solver surface output (wall faces; docs/formulation.md section 9), version " +
            std::string(version_string) + "\n";
     out += "# step=" + std::to_string(meta.step) + " time=" + num(meta.time) + "\n";
     out += "# reference: rho_inf=" + num(ref.rho_inf) + " p_inf=" + num(ref.p_inf) +
            " U_inf=" + num(ref.U_inf[0]) + "," + num(ref.U_inf[1]) + "," + num(ref.U_inf[2]) +
-           " A_ref=" + num(ref.A_ref) + " lift_dir=" + num(ref.lift_dir[0]) + "," +
-           num(ref.lift_dir[1]) + "," + num(ref.lift_dir[2]) + " q_ref=" + num(ref.q_ref) +
+           " A_ref=" + num(ref.A_ref) + " L_ref=" + num(ref.L_ref) +
+           " moment_center=" + vec(ref.moment_center) + " drag_dir=" + vec(axes.drag) +
+           " lift_dir=" + vec(axes.lift) + " side_dir=" + vec(axes.side) +
+           " images=" + std::to_string(1 << ref.symmetry.size()) + " q_ref=" + num(ref.q_ref) +
            " q_dyn=" + num(surface_dynamic_pressure(ref)) +
            " U_ref=" + num(surface_reference_speed(ref)) + "\n";
-    out += "# totals: name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL\n";
+    out += "# totals: name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
+           "body_force_x,body_force_y,body_force_z,body_heat\n";
     out += totals_row("all", -1, s.total);
     for (std::size_t k = 0; k < meta.patch_names.size(); ++k)
         out += totals_row(meta.patch_names[k], s.patch_index[k], s.per_patch[k]);
@@ -449,6 +472,56 @@ WallCoefficients wall_coefficients(const Vec3& P, double qw, const Vec3& normal,
     c.Cf = norm(c.tau) / q_dyn;
     c.Ch = qw / (q_dyn * surface_reference_speed(ref));
     return c;
+}
+
+SurfaceAxes surface_axes(const SurfaceReference& ref) {
+    SurfaceAxes a;
+    const Vec3 nan{kNaN, kNaN, kNaN};
+    const Vec3 d0 = norm(ref.drag_dir) > 0 ? ref.drag_dir : ref.U_inf;
+    const double nd = norm(d0);
+    a.drag = nd > 0 ? Vec3{d0[0] / nd, d0[1] / nd, d0[2] / nd} : nan;
+    // Without a drag direction (a cavity: no free stream) the lift direction is taken as given.
+    const double ld = nd > 0 ? dot(ref.lift_dir, a.drag) : 0.0;
+    const Vec3 dd = nd > 0 ? a.drag : Vec3{0, 0, 0};
+    Vec3 l{ref.lift_dir[0] - ld * dd[0], ref.lift_dir[1] - ld * dd[1], ref.lift_dir[2] - ld * dd[2]};
+    const double nl = norm(l);
+    a.lift = nl > 1e-12 * std::max(1.0, norm(ref.lift_dir)) ? Vec3{l[0] / nl, l[1] / nl, l[2] / nl}
+                                                          : nan;
+    a.side = {a.drag[1] * a.lift[2] - a.drag[2] * a.lift[1],
+              a.drag[2] * a.lift[0] - a.drag[0] * a.lift[2],
+              a.drag[0] * a.lift[1] - a.drag[1] * a.lift[0]};
+    return a;
+}
+
+void add_body_loads(const SurfaceReference& ref, const Vec3& x, const Vec3& F, double Q,
+                    double area, BodyLoads& loads) {
+    const int m = static_cast<int>(ref.symmetry.size());
+    for (int k = 0; k < (1 << m); ++k) {  // image k: reflected in the planes of k's set bits
+        Vec3 xi = x, Fi = F;
+        for (int j = 0; j < m; ++j) {
+            if (!(k & (1 << j))) continue;
+            const SymmetryPlane& s = ref.symmetry[j];
+            xi[s.axis] = 2.0 * s.position - xi[s.axis];
+            Fi[s.axis] = -Fi[s.axis];
+        }
+        const Vec3 r{xi[0] - ref.moment_center[0], xi[1] - ref.moment_center[1],
+                     xi[2] - ref.moment_center[2]};
+        for (int d = 0; d < 3; ++d) loads.force[d] += Fi[d];
+        loads.moment[0] += r[1] * Fi[2] - r[2] * Fi[1];
+        loads.moment[1] += r[2] * Fi[0] - r[0] * Fi[2];
+        loads.moment[2] += r[0] * Fi[1] - r[1] * Fi[0];
+        loads.heat += Q;
+        loads.area += area;
+    }
+}
+
+void body_coefficients(const SurfaceReference& ref, SurfaceTotals& t) {
+    const SurfaceAxes a = surface_axes(ref);
+    const double qA = surface_dynamic_pressure(ref) * ref.A_ref;
+    t.CD = dot(t.body.force, a.drag) / qA;
+    t.CL = dot(t.body.force, a.lift) / qA;
+    t.CS = dot(t.body.force, a.side) / qA;
+    for (int d = 0; d < 3; ++d) t.Cm[d] = t.body.moment[d] / (qA * ref.L_ref);
 }
 
 SurfaceTotals surface_totals(MPI_Comm comm, const std::vector<SurfaceFace>& faces,

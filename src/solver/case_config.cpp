@@ -16,6 +16,51 @@
 
 namespace ugks {
 
+namespace {
+
+/// `output.surface` (SurfaceConfig): lengths, areas and the centre in the case's units.
+void parse_surface_section(Config& cfg, const ReferenceState& ref, SurfaceConfig& sc) {
+    const std::string b = "output.surface";
+    const double L = ref.si_input ? ref.length : 1.0;
+    sc.reference_area = cfg.get_or<double>(b + ".reference_area", L * L) / (L * L);
+    cfg.check_range(b + ".reference_area", sc.reference_area, 1e-300, 1e300);
+    sc.reference_length = cfg.get_or<double>(b + ".reference_length", L) / L;
+    cfg.check_range(b + ".reference_length", sc.reference_length, 1e-300, 1e300);
+    sc.moment_center = ref.input_position(cfg.get_or<Vec3>(b + ".moment_center", Vec3{0, 0, 0}));
+    const bool angles = cfg.has(b + ".angle_of_attack") || cfg.has(b + ".sideslip");
+    if (angles) {
+        for (const char* k : {".drag_direction", ".lift_direction"})
+            if (cfg.has(b + k))
+                cfg.fail(b + k, "give either the directions or angle_of_attack / sideslip, not both");
+        const double kDeg = 3.14159265358979323846 / 180.0;
+        const double a = cfg.get_or<double>(b + ".angle_of_attack", 0.0);
+        const double s = cfg.get_or<double>(b + ".sideslip", 0.0);
+        cfg.check_range(b + ".angle_of_attack", a, -180.0, 180.0);
+        cfg.check_range(b + ".sideslip", s, -90.0, 90.0);
+        // Body axes x (forward) and y (up): the wind along (cos a cos s, sin a cos s, sin s), the
+        // lift normal to it in the x-y plane.
+        sc.drag_direction = {std::cos(a * kDeg) * std::cos(s * kDeg),
+                             std::sin(a * kDeg) * std::cos(s * kDeg), std::sin(s * kDeg)};
+        sc.lift_direction = {-std::sin(a * kDeg), std::cos(a * kDeg), 0.0};
+    } else {
+        const bool drag_given = cfg.has(b + ".drag_direction");
+        sc.drag_direction = cfg.get_or<Vec3>(b + ".drag_direction", Vec3{0, 0, 0});
+        sc.lift_direction = cfg.get_or<Vec3>(b + ".lift_direction", Vec3{0, 1, 0});
+        const Vec3& d = sc.drag_direction;
+        const Vec3& l = sc.lift_direction;
+        const double nd = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        const double nl = std::sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]);
+        if (drag_given && !(nd > 0))
+            cfg.fail(b + ".drag_direction", "must not be zero");
+        if (!(nl > 0)) cfg.fail(b + ".lift_direction", "must not be zero");
+        if (nd > 0 && std::abs(d[0] * l[0] + d[1] * l[1] + d[2] * l[2]) > (1.0 - 1e-9) * nd * nl)
+            cfg.fail(b + ".lift_direction", "must not be parallel to the drag direction");
+    }
+    sc.symmetry = cfg.get_enum_or(b + ".symmetry", {"auto", "none"}, "auto");
+}
+
+}  // namespace
+
 void parse_case_sections(Config& cfg, CaseSetup& s) {
     const std::string stem =
         cfg.file().empty() ? "case" : std::filesystem::path(cfg.file()).stem().string();
@@ -167,6 +212,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
                 cfg.fail(b + ".name", "duplicate probe name '" + pl.name + "'");
         s.output.probes.push_back(pl);
     }
+
+    parse_surface_section(cfg, ref, s.output.surface);
 
     s.checkpoint.every = cfg.get_or<long>("checkpoint.every", 0);
     cfg.check_range("checkpoint.every", static_cast<double>(s.checkpoint.every), 0, 1e15);

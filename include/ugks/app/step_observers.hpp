@@ -42,6 +42,11 @@ void install_stop_handlers();
 /// "SIGTERM", "SIGINT", "SIGUSR1" ("a signal" for any other).
 const char* signal_name(int sig);
 
+/// The reference of the wall coefficients: the free stream (first far_field / inflow condition,
+/// else the initial state; a lid's speed when it is at rest), output.surface's geometry and the
+/// symmetry planes of the body (output.surface.symmetry: auto) from the global mesh.
+SurfaceReference surface_reference(const CaseSetup& s, const Mesh& mesh);
+
 /// history.csv (rank 0 writes): step, time, dt, residuals, wall time, force on the diffuse walls
 /// and their heat load. A restart keeps the rows up to its step.
 class HistoryObserver final : public StepObserver {
@@ -51,6 +56,7 @@ public:
 
 private:
     CsvWriter m_csv;
+    SurfaceReference m_ref;
 };
 
 /// The progress line (rank 0, not with --quiet): at the first step, then at most every
@@ -126,6 +132,7 @@ public:
 
 private:
     SurfaceTotals m_totals;
+    SurfaceReference m_ref;
 };
 
 }  // namespace ugks

@@ -21,32 +21,77 @@ struct SurfaceFace {
     double qw = 0;    ///< heat flux into the body (positive when the body is heated)
 };
 
-/// Free-stream reference state for the coefficients (nondimensional: rho_inf = 1, p_inf = 1/2 in
-/// sqrt(2RT_inf) units).
+/// A symmetry plane of the computed part of a body: x[axis] = position. The full body is the
+/// computed part and its mirror images in every plane (2^m parts for m planes, normal to
+/// different axes).
+struct SymmetryPlane {
+    int axis = 0;
+    double position = 0;
+};
+
+/// Free-stream reference state and reference geometry of the coefficients (nondimensional: rho_inf
+/// = 1, p_inf = 1/2 in sqrt(2RT_inf) units).
 struct SurfaceReference {
     double rho_inf = 1;
     double p_inf = 0.5;
-    Vec3 U_inf{0, 0, 0};     ///< free-stream velocity; its direction is the drag direction
-    double A_ref = 1;        ///< reference area of CD and CL
-    Vec3 lift_dir{0, 1, 0};  ///< lift direction (normalized here; should be normal to U_inf)
+    Vec3 U_inf{0, 0, 0};  ///< free-stream velocity; its direction is the default drag direction
+    double A_ref = 1;     ///< reference area of the force coefficients
+    double L_ref = 1;     ///< reference length of the moment coefficients
+    Vec3 moment_center{0, 0, 0};
+    /// Drag direction; zero: U_inf / |U_inf| (the coefficients are NaN when both are zero).
+    Vec3 drag_dir{0, 0, 0};
+    /// Lift direction, made orthogonal to the drag direction and normalized (surface_axes).
+    Vec3 lift_dir{0, 1, 0};
     /// Reference dynamic pressure used when |U_inf| == 0 (e.g. 1/2 rho U_lid^2 for a cavity). The
     /// coefficients then use the speed U_ref = sqrt(2 q_ref / rho_inf). With |U_inf| == 0 and
     /// q_ref <= 0 the coefficients are NaN. Ignored when |U_inf| > 0.
     double q_ref = 0;
+    /// Planes of symmetry of the body (full-body loads = computed part + mirror images); empty:
+    /// the faces are the whole body.
+    std::vector<SymmetryPlane> symmetry;
 };
+
+/// The unit drag, lift and side directions of `ref`: drag = drag_dir (or U_inf) normalized, lift =
+/// lift_dir minus its drag component, normalized (lift_dir normalized when there is no drag
+/// direction), side = drag x lift. A direction that cannot be formed (no drag direction, lift
+/// parallel to it) is NaN.
+struct SurfaceAxes {
+    Vec3 drag, lift, side;
+};
+SurfaceAxes surface_axes(const SurfaceReference& ref);
+
+/// Force, moment about ref.moment_center and heat of the whole body: every face counted with its
+/// mirror images in the symmetry planes (a face at x with force F: the image R x, R F, R the
+/// reflection; the moment (R x - c) x R F).
+struct BodyLoads {
+    Vec3 force{0, 0, 0};
+    Vec3 moment{0, 0, 0};
+    double heat = 0;
+    double area = 0;
+};
+/// Add one face (centroid x, force F = P_w area, heat Q = q_w area, area) and its images.
+void add_body_loads(const SurfaceReference& ref, const Vec3& x, const Vec3& F, double Q,
+                    double area, BodyLoads& loads);
 
 /// Force and heat integrated over a set of wall faces.
 struct SurfaceTotals {
-    Vec3 force{0, 0, 0};  ///< sum of P_w * area: force on the body
-    double heat = 0;      ///< sum of q_w * area: heat flux into the body
-    /// force . e_inf / (q_dyn A_ref), e_inf = U_inf / |U_inf|; NaN when |U_inf| == 0.
-    double CD = 0;
-    /// force . lift_dir / (q_dyn A_ref) (lift_dir normalized); NaN when q_dyn is undefined or
-    /// lift_dir is zero.
-    double CL = 0;
-    double area = 0;      ///< wetted area (sum of face areas)
+    Vec3 force{0, 0, 0};  ///< sum of P_w * area over the faces (the computed part of the body)
+    double heat = 0;      ///< sum of q_w * area: heat flux into the body (computed part)
+    double area = 0;      ///< wetted area (sum of face areas, computed part)
     index_t n_faces = 0;  ///< number of faces summed
+    BodyLoads body;       ///< the whole body (symmetry images included), moment about the centre
+    int images = 1;       ///< parts the whole body consists of (2^planes)
+    /// Coefficients of the whole body: C_D, C_L, C_S = body force . (drag, lift, side) / (q_dyn
+    /// A_ref), C_m = body moment / (q_dyn A_ref L_ref) (x, y, z components); NaN when q_dyn or the
+    /// direction is undefined.
+    double CD = 0;
+    double CL = 0;
+    double CS = 0;
+    Vec3 Cm{0, 0, 0};
 };
+
+/// The coefficients of `body` with reference `ref` (into t.CD, CL, CS, Cm).
+void body_coefficients(const SurfaceReference& ref, SurfaceTotals& t);
 
 /// Reference dynamic pressure 1/2 rho_inf |U_inf|^2, or ref.q_ref when |U_inf| == 0 (NaN when that
 /// is <= 0 too).
@@ -94,11 +139,13 @@ SurfaceTotals surface_totals(MPI_Comm comm, const std::vector<SurfaceFace>& face
 ///   edges), Triangle "4 a b c", Quadrilateral "5 a b c d" (Mesh face node order, so the
 ///   right-hand normal points into the body), attribute `cell_count` = n
 /// - root attributes: `config` (resolved YAML), `step`, `time`, `ugks_version`, the totals over
-///   all faces `force` (double[3]), `heat`, `CD`, `CL`, `area`, `face_count`, and the reference
-///   `rho_inf`, `p_inf`, `U_inf` (double[3]), `A_ref`, `lift_dir` (double[3]), `q_ref`, `q_dyn`
-///   (the dynamic pressure used), `U_ref`
+///   all faces `force` (double[3]), `heat`, `area`, `face_count` (computed part), `body_force`,
+///   `body_moment` (double[3]), `body_heat`, `body_area`, `images` (whole body), `CD`, `CL`, `CS`,
+///   `Cm` (double[3]), and the reference `rho_inf`, `p_inf`, `U_inf` (double[3]), `A_ref`, `L_ref`,
+///   `moment_center`, `drag_dir`, `lift_dir`, `side_dir` (double[3], the unit axes used),
+///   `q_ref`, `q_dyn` (the dynamic pressure used), `U_ref`
 /// - /totals/<patch name> (one group per listed patch; '/' in a name becomes '_') with
-///   attributes `name`, `patch` (mesh index), `force`, `heat`, `CD`, `CL`, `area`, `face_count`
+///   attributes `name`, `patch` (mesh index) and the totals attributes of the root
 ///
 /// The .xdmf has one Grid with Mixed topology and cell-centred attributes p, tau, q, Cp, Cf, Ch,
 /// normal, area, global_face, patch.

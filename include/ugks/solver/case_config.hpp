@@ -80,6 +80,21 @@ struct ProbeLine {
     int points = 2;
 };
 
+/// `output.surface`: the reference geometry of the wall coefficients (docs/usage.md, "Surface
+/// output"), nondimensional after parsing.
+struct SurfaceConfig {
+    double reference_area = 1.0;    ///< A_ref of C_D, C_L, C_S
+    double reference_length = 1.0;  ///< L_ref of the moment coefficients
+    Vec3 moment_center{0, 0, 0};
+    /// Drag direction; zero: the free stream's (first far_field / inflow condition). Set from
+    /// angle_of_attack / sideslip when they are given.
+    Vec3 drag_direction{0, 0, 0};
+    Vec3 lift_direction{0, 1, 0};  ///< made normal to the drag direction
+    /// auto: the whole body is the computed part and its mirror images in the symmetry patches;
+    /// none: the computed part only.
+    std::string symmetry = "auto";
+};
+
 /// `output` section.
 struct OutputConfig {
     std::string directory = "output";
@@ -87,6 +102,7 @@ struct OutputConfig {
     double progress_seconds =
         10;  ///< progress line at most this often (wall seconds; 0: every step)
     std::vector<ProbeLine> probes;
+    SurfaceConfig surface;
 };
 
 /// `checkpoint` section: when to write checkpoint_NNNNNN.h5 and how many to keep.

@@ -254,11 +254,12 @@ Csv parse_csv(const std::string& text) {
             csv.comments.push_back(line);
             if (line.rfind("# totals: ", 0) == 0) {
                 EXPECT_EQ(line,
-                          "# totals: name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL");
+                          "# totals: name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
+                          "body_force_x,body_force_y,body_force_z,body_heat");
                 in_totals = true;
             } else if (in_totals) {
                 const std::vector<std::string> f = split(line.substr(2), ',');
-                EXPECT_EQ(f.size(), 10u) << line;
+                EXPECT_EQ(f.size(), 18u) << line;
                 std::vector<double> v;
                 for (std::size_t k = 1; k < f.size(); ++k) v.push_back(parse_number(f[k]));
                 csv.totals[f[0]] = v;
@@ -431,7 +432,13 @@ TEST_F(SurfaceIo, ClosedBoxWithLinearLoadsGivesExactValuesAndTotals) {
     expect_near_totals(t, exact, 1e-13, "all");
     EXPECT_EQ(t.n_faces, n);
     EXPECT_NEAR(t.CD, dot(exact.force, ref.U_inf) / u / (qd * ref.A_ref), 1e-13);
-    EXPECT_NEAR(t.CL, exact.force[1] / (qd * ref.A_ref), 1e-13);
+    {  // lift: lift_dir made normal to the drag direction U_inf / |U_inf|
+        const Vec3 e{ref.U_inf[0] / u, ref.U_inf[1] / u, ref.U_inf[2] / u};
+        Vec3 l{-e[1] * e[0], 1.0 - e[1] * e[1], -e[1] * e[2]};
+        const double nl = std::sqrt(dot(l, l));
+        for (double& x : l) x /= nl;
+        EXPECT_NEAR(t.CL, dot(exact.force, l) / (qd * ref.A_ref), 1e-13);
+    }
     // Same totals on every rank, in the file and from surface_totals().
     expect_same_totals(read_totals(h5, "/"), t, "root attributes");
     expect_same_totals(read_totals(h5, "/totals"), t, "/totals");

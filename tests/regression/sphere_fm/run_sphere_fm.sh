@@ -58,3 +58,17 @@ rm -rf "$out"
   --set output.directory="$out" --set time.steps=60 --set checkpoint.every=1000000 --set checkpoint.keep=1
 "$py" "$src/scripts/compare_sphere.py" "$out" --dsmc none --tw-over-tinf 7.067638888888889 \
   --check-fm 0.002 0.003 0.005 0.004 --check-fm-continuous 0.008 0.008 0.01 0.02 --json "$out/compare.json"
+# The solver's whole-body coefficients (summary.json walls, output.surface.reference_area = pi R^2 and the two
+# symmetry planes as mirror images) equal compare_sphere.py's surface integral of the quarter times 4.
+"$py" - "$out/summary.json" "$out/compare.json" <<'PYEOF'
+import json, sys
+w = json.load(open(sys.argv[1]))["walls"]
+c = json.load(open(sys.argv[2]))
+cd, ref = w["CD"], c["CD"]
+body = w["body"]
+ok = abs(cd / ref - 1.0) < 1e-9 and body["images"] == 4 and body["force"][1] == 0.0 and body["force"][2] == 0.0
+ok = ok and abs(body["force"][0] / (4.0 * w["force"][0]) - 1.0) < 1e-12 and w["CL"] == 0.0 and w["CS"] == 0.0
+print(f"summary.json C_D {cd:.12f}, compare_sphere.py C_D {ref:.12f}, images {body['images']}, "
+      f"body force {body['force']}: {'ok' if ok else 'FAILED'}")
+sys.exit(0 if ok else 1)
+PYEOF
