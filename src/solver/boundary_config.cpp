@@ -10,7 +10,8 @@
 
 namespace ugks {
 
-std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim, const ReferenceState& ref) {
+std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
+                                                const ReferenceState& ref) {
     std::vector<BoundaryCondition> out;
     if (!cfg.has("boundaries")) return out;
     if (!cfg.is_map("boundaries"))
@@ -24,10 +25,11 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim, const Refe
                                                 "symmetry", "periodic"});
         auto read_velocity = [&](const std::string& key) {
             Vec3 U = cfg.get_or<Vec3>(key, Vec3{0, 0, 0});
-            for (int d = dim; d < 3; ++d)
+            for (int d = velocity_dim; d < 3; ++d)
                 if (U[d] != 0.0)
-                    cfg.fail(key, "component " + std::to_string(d) + " must be 0 on a " +
-                                      std::to_string(dim) + "D mesh");
+                    cfg.fail(key, "component " + std::to_string(d) + " must be 0 with a " +
+                                      std::to_string(velocity_dim) +
+                                      "D velocity grid (velocity.dim)");
             return ref.input_velocity(U);
         };
         if (bc.type == "diffuse_wall") {

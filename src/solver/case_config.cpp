@@ -229,7 +229,10 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
 
 void parse_velocity_section(Config& cfg, CaseSetup& s, int mesh_dim) {
     s.velocity_config = parse_velocity_config(cfg, mesh_dim);
-    s.boundaries = parse_boundaries(cfg, mesh_dim, s.gas.ref);
+    // Wall and inflow velocities may have components along every velocity axis (a 1D channel
+    // with velocity.dim 2 carries a tangential wall speed: Couette flow); check_boundaries then
+    // requires wall velocities tangential to their patch.
+    s.boundaries = parse_boundaries(cfg, s.velocity_config.dim, s.gas.ref);
 }
 
 InitialState initial_state_at(const CaseSetup& s, const Vec3& x) {

@@ -28,8 +28,9 @@ struct BoundaryCondition {
 
 /// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint. rho, T
 /// and U are converted to nondimensional values with `ref` (from kg/m^3, K, m/s when
-/// ref.si_input; unchanged by default).
-std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int dim,
+/// ref.si_input; unchanged by default). Velocity components beyond velocity_dim (velocity.dim,
+/// which may exceed the mesh dimension) must be 0.
+std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
                                                 const ReferenceState& ref = ReferenceState{});
 
 /// Cross-check with the mesh: every mesh patch has a condition and vice versa; symmetry patches are
