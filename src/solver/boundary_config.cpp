@@ -37,6 +37,8 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
             cfg.check_range(base + ".T", bc.T, 0.0, HUGE_VAL, true);
             bc.T = ref.input_temperature(bc.T);
             bc.U = read_velocity(base + ".U");
+            bc.accommodation = cfg.get_or<double>(base + ".accommodation", 1.0);
+            cfg.check_range(base + ".accommodation", bc.accommodation, 0.0, 1.0);
         } else if (bc.type == "far_field" || bc.type == "inflow") {
             bc.rho = cfg.get<double>(base + ".rho");
             cfg.check_range(base + ".rho", bc.rho, 0.0, HUGE_VAL, true);
@@ -99,18 +101,21 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
     for (auto& bc : bcs) {
         const int p = mesh.patch_index(bc.patch);
         const std::string key = "boundaries." + bc.patch;
-        if (bc.type == "symmetry") {
+        if (bc.reflects()) {
             int axis = -1;
             for (int d = 0; d < 3 && planar[p]; ++d)
                 if (std::abs(std::abs(n_first[p][d]) - 1.0) < 1e-8) axis = d;
             if (axis < 0)
-                cfg.fail(key + ".type",
-                         "symmetry patch '" + bc.patch +
+                cfg.fail(key + (bc.type == "symmetry" ? ".type" : ".accommodation"),
+                         std::string(bc.type == "symmetry" ? "symmetry patch '"
+                                                           : "a wall with accommodation < 1 ('") +
+                             bc.patch +
                              "' must be a plane normal to the x, y or z axis (the velocity grid "
                              "is mirrored about axis-aligned planes only)");
             bc.symmetry_axis = axis;
             mirrors[axis] = true;
-        } else if (bc.type == "diffuse_wall") {
+        }
+        if (bc.type == "diffuse_wall") {
             for (index_t f = 0; f < mesh.n_faces(); ++f) {
                 if (mesh.face_patch[f] != p) continue;
                 const Vec3& n = mesh.face_normal[f];

@@ -122,7 +122,7 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
                          : type == "symmetry"   ? kSymmetry
                          : type == "outflow"    ? kOutflow
                                                 : kGhostMaxwellian;
-        if (type == "symmetry") S.sym_index[f] = S.nsym++;
+        if (setup.boundaries[S.face_bc[f]].reflects()) S.sym_index[f] = S.nsym++;
     }
 
     // Geometric vectors. shift(f): the neighbour's image is x_R + shift.

@@ -255,7 +255,7 @@ void UgksSolver::wall_densities() {
         const auto& B = m_setup.boundaries[m_s.face_bc[f]];
         const index_t i = m_mesh.face_owner[f];
         const auto& n = m_mesh.face_normal[f];
-        if (B.type == "symmetry") {
+        if (B.reflects()) {  // symmetry planes and partly specular walls: owner values at t^n
             const index_t row = m_s.sym_index[f];
             for (int m = 0; m < m_s.nblk; ++m)
                 for (int v = 0; v < m_s.B; ++v) {
@@ -264,8 +264,8 @@ void UgksSolver::wall_densities() {
                     m_sym_h[row * ns + s] = m_h[k];
                     if (m_s.store_b) m_sym_b[row * ns + s] = m_b[k];
                 }
-            continue;
         }
+        if (B.type == "symmetry") continue;
         const phys::EqConst unit = kern::wall_const(1.0, B.T, B.U.data(), m_gas);
         double num = 0.0, den = 0.0;
         phys::detail::with_dim(m_gas.D, [&](auto Dc) {
@@ -288,8 +288,11 @@ void UgksSolver::wall_densities() {
                       m_layout.comm_v);
     }
     for (std::size_t iw = 0; iw < m_wall.size(); ++iw)
-        if (sums[2 * iw + 1] > 0)
-            m_rho_wall[m_wall[iw].local_face] = sums[2 * iw] / sums[2 * iw + 1];
+        if (sums[2 * iw + 1] > 0) {
+            const index_t f = m_wall[iw].local_face;
+            m_rho_wall[f] = kern::wall_density(m_setup.boundaries[m_s.face_bc[f]].accommodation,
+                                               sums[2 * iw], sums[2 * iw + 1]);
+        }
 }
 
 void UgksSolver::gradient_block(const double* f, double* grad) const {
@@ -380,19 +383,20 @@ void UgksSolver::sweep(double dt) {
                     const phys::EqConst Ew =
                         wall ? kern::wall_const(m_rho_wall[f], BC.T, BC.U.data(), m_gas)
                              : phys::EqConst{};
-                    const index_t row = wall ? 0 : m_s.sym_index[f];
-                    const index_t* mir = &m_s.mirror[(wall ? 0 : BC.symmetry_axis) * ns];
+                    const index_t row = m_s.sym_index[f];  // -1: a fully diffuse wall
+                    const index_t* mir = &m_s.mirror[std::max(BC.symmetry_axis, 0) * ns];
+                    const double* sh = row >= 0 ? &m_sym_h[row * ns] : nullptr;
+                    const double* sb = row >= 0 && SB ? &m_sym_b[row * ns] : nullptr;
                     for (int v = 0; v < B; ++v) {
                         const index_t s = s0 + v;
                         const double* u = &m_s.u[3 * s];
                         const double un = dot3(u, n);
                         double hin = 0.0, bin = 0.0;
                         if (un <= 0 && wall)
-                            phys::maxwellian_pair<D, SB>(Ew, u, hin, bin);
+                            kern::wall_incident<D, SB>(Ew, u, BC.accommodation, mir[s], sh, sb,
+                                                       hin, bin);
                         else if (un <= 0)
-                            kern::symmetry_incident<SB>(mir[s], &m_sym_h[row * ns],
-                                                        SB ? &m_sym_b[row * ns] : nullptr, hin,
-                                                        bin);
+                            kern::symmetry_incident<SB>(mir[s], sh, sb, hin, bin);
                         double ph, pb;
                         kern::kinetic_boundary_flux<SB>(dtw, un, h[B * L + v],
                                                         SB ? b[B * L + v] : 0.0, hin, bin, ph, pb);

@@ -116,6 +116,14 @@ TEST(DeviceSolver, CavityBarthJespersenMatchesCpu) {
     cpu_vs_device(kCavityCase, {"numerics.limiter=barth_jespersen", "parallel.block_size=64"},
                   "cavity barth_jespersen");
 }
+TEST(DeviceSolver, CavityPartlySpecularWallsMatchesCpu) {
+    // Maxwell accommodation 0.3 and 0.7 (issue 17), and a padded block (mirrored slots of the
+    // specular part across blocks)
+    cpu_vs_device(kCavityCase,
+                  {"boundaries.xmax.accommodation=0.3", "boundaries.ymax.accommodation=0.7",
+                   "parallel.block_size=20", "time.steps=12"},
+                  "cavity accommodation");
+}
 TEST(DeviceSolver, SodMatchesCpu) { cpu_vs_device(kSod, {}, "sod"); }
 TEST(DeviceSolver, SymmetryFarFieldOutflowMatchesCpu) {
     cpu_vs_device(kSymmetryCase, {}, "symmetry");

@@ -12,9 +12,10 @@ class Config;
 struct Mesh;
 
 /// Boundary condition of one mesh patch (the `boundaries` section: one entry per patch name).
-/// Types (docs/formulation.md section 8): diffuse_wall (T, U), far_field and inflow (rho, U, T:
-/// ghost Maxwellian), outflow (zero gradient), symmetry (specular, axis-aligned planes only),
-/// periodic (partner patch).
+/// Types (docs/formulation.md section 8): diffuse_wall (T, U, accommodation: Maxwell's diffuse
+/// fraction, the rest reflected specularly), far_field and inflow (rho, U, T: ghost Maxwellian),
+/// outflow (zero gradient), symmetry (specular, axis-aligned planes only), periodic (partner
+/// patch).
 struct BoundaryCondition {
     std::string patch;
     std::string type;
@@ -22,8 +23,14 @@ struct BoundaryCondition {
     double T = 1.0;       ///< wall or far-field temperature (nondimensional)
     Vec3 U{0, 0, 0};      ///< wall velocity (tangential) or far-field velocity
     std::string partner;  ///< periodic partner patch
-    int symmetry_axis =
-        -1;  ///< for symmetry: the velocity axis normal to the plane (set by check_boundaries)
+    /// diffuse_wall: Maxwell's accommodation coefficient alpha in [0, 1] (1: fully diffuse; the
+    /// fraction 1 - alpha is reflected specularly, which needs an axis-aligned plane)
+    double accommodation = 1.0;
+    int symmetry_axis = -1;  ///< symmetry, and walls with accommodation < 1: the velocity axis
+                             ///< normal to the plane (set by check_boundaries)
+    /// A specular part: a symmetry plane or a wall with accommodation < 1 (the owner's values at
+    /// the mirrored velocities are kept per face).
+    bool reflects() const { return type == "symmetry" || (type == "diffuse_wall" && accommodation < 1.0); }
 };
 
 /// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint. rho, T

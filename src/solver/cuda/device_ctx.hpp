@@ -20,7 +20,8 @@ constexpr int kMaxGroup = 256;  ///< largest thread group of the per-(face|cell,
 /// Boundary condition as the kernels see it.
 struct BcDev {
     int kind = 0;  ///< FaceKind
-    int axis = 0;  ///< symmetry: velocity axis normal to the plane
+    int axis = 0;  ///< symmetry, partly specular wall: velocity axis normal to the plane
+    double alpha = 1;  ///< diffuse wall: accommodation coefficient
     double rho = 1, T = 1;
     double U[3] = {0, 0, 0};
     double W[5] = {0, 0, 0, 0, 0};  ///< far field / inflow: W of the ghost state

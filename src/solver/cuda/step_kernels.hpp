@@ -117,7 +117,8 @@ __global__ void k_wall_sums(Ctx C, const index_t* faces, index_t nw, double* sum
     }
 }
 
-/// Symmetry faces: the incident cell values at t^n, per local slot.
+/// Faces with a specular part (symmetry, walls with accommodation < 1): the owner's values at
+/// t^n, per local slot.
 __global__ void k_sym_copy(Ctx C, const index_t* sym_faces, index_t nsym) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (k >= nsym * C.ns) return;
@@ -204,13 +205,17 @@ __device__ __forceinline__ void face_velocity_flux(
         const BcDev& bc = C.bcs[C.bc[f]];
         const double dtw = C.local_dt ? C.dtf[f] : dt;
         double hin = 0.0, bin = 0.0;
-        if (un <= 0 && wall) {
-            const phys::EqConst Ew = kern::wall_const(C.rho_wall[f], bc.T, bc.U, C.gas);
-            phys::maxwellian_pair<D, HB>(Ew, u, hin, bin);
-        } else if (un <= 0) {
-            const index_t row = C.sym_index[f];
-            kern::symmetry_incident<HB>(C.mirror[bc.axis * C.ns + s], &C.sym_h[row * C.ns],
-                                        HB ? &C.sym_b[row * C.ns] : nullptr, hin, bin);
+        if (un <= 0) {
+            const index_t row = C.sym_index[f];  // -1: a fully diffuse wall
+            const double* sh = row >= 0 ? &C.sym_h[row * C.ns] : nullptr;
+            const double* sb = HB && row >= 0 ? &C.sym_b[row * C.ns] : nullptr;
+            const index_t sm = C.mirror[bc.axis * C.ns + s];
+            if (wall) {
+                const phys::EqConst Ew = kern::wall_const(C.rho_wall[f], bc.T, bc.U, C.gas);
+                kern::wall_incident<D, HB>(Ew, u, bc.alpha, sm, sh, sb, hin, bin);
+            } else {
+                kern::symmetry_incident<HB>(sm, sh, sb, hin, bin);
+            }
         }
         double ph, pb;
         kern::kinetic_boundary_flux<HB>(dtw, un, h[B * L + v], HB ? b[B * L + v] : 0.0, hin, bin,

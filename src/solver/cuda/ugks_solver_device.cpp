@@ -85,6 +85,7 @@ void UgksSolverDevice::Impl::setup_all() {
                  : bc.type == "outflow"    ? kOutflow
                                            : kGhostMaxwellian;
         d.axis = bc.symmetry_axis < 0 ? 0 : bc.symmetry_axis;
+        d.alpha = bc.accommodation;
         d.rho = bc.rho;
         d.T = bc.T;
         for (int c = 0; c < 3; ++c) d.U[c] = bc.U[c];
@@ -100,7 +101,8 @@ void UgksSolverDevice::Impl::setup_all() {
     if (bcs.empty()) bcs.push_back(BcDev{});
     d_bcs = upload("static:boundaries", bcs);
 
-    // wall faces (diffuse and symmetry, as UgksSolver::m_wall) and symmetry rows
+    // wall faces (diffuse and symmetry, as UgksSolver::m_wall) and the rows of owner values at
+    // t^n of the faces with a specular part (symmetry, walls with accommodation < 1)
     std::vector<index_t> sym_faces(S.nsym, -1);
     for (index_t f = 0; f < nf; ++f) {
         if (S.face_kind[f] == kDiffuseWall || S.face_kind[f] == kSymmetry) {

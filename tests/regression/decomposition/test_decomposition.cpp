@@ -92,4 +92,38 @@ TEST(Decomposition, FieldsIndependentOfPartitionAndBlockSize) {
             runs, np, worst);
 }
 
+// Walls with a specular part (Maxwell accommodation < 1, issue 17): the mirrored velocity slots
+// must stay on one velocity rank and be found across blocks. Every decomposition this job allows
+// (P_v = 1 .. np, B_v 16; on one rank B_v 16 and 7) against the first one.
+TEST(Decomposition, PartlySpecularWallsIndependentOfDecomposition) {
+    const int np = world_size();
+    const std::vector<std::string> walls{"boundaries.xmax.accommodation=0.3",
+                                         "boundaries.ymax.accommodation=0.7"};
+    std::vector<std::pair<int, int>> runs;  // (P_v, B_v)
+    for (int Pv = 1; Pv <= np; ++Pv)
+        if (np % Pv == 0) runs.push_back({Pv, 16});
+    if (np == 1) runs.push_back({1, 7});
+    Fields ref;
+    double worst = 0;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        std::vector<std::string> ov = walls;
+        ov.push_back("parallel.velocity_ranks=" + std::to_string(runs[k].first));
+        ov.push_back("parallel.block_size=" + std::to_string(runs[k].second));
+        const std::string what = "accommodation, P_v " + std::to_string(runs[k].first) + ", B_v " +
+                                 std::to_string(runs[k].second);
+        SCOPED_TRACE(what);
+        const SolverRun run = run_solver(case_file("decomposition"), ov, "decomposition_alpha");
+        ASSERT_TRUE(run_completed(run, 20));
+        const Fields f = read_fields(run.dir);
+        if (k == 0)
+            ref = f;
+        else
+            expect_same_fields(ref, f, what, worst);
+        if (!::testing::Test::HasFailure()) remove_output(run.dir);
+    }
+    if (world_rank() == 0)
+        std::printf("decomposition with accommodation: %zu runs on %d ranks, largest deviation %.2e\n",
+                    runs.size(), np, worst);
+}
+
 }  // namespace

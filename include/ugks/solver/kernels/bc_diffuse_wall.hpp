@@ -1,9 +1,11 @@
 #pragma once
 /// Diffuse wall (docs/formulation.md decision U7): the wall re-emits a Maxwellian at its own
-/// velocity and temperature whose density makes the discrete mass flux through the face zero.
+/// velocity and temperature whose density makes the discrete mass flux through the face zero;
+/// with Maxwell's accommodation alpha < 1 the fraction 1 - alpha is reflected specularly.
 /// Kernel functions written once for both backends.
 #include "ugks/device/macros.hpp"
 #include "ugks/physics/kinetic.hpp"
+#include "ugks/solver/kernels/bc_symmetry.hpp"
 
 namespace ugks::kern {
 
@@ -33,7 +35,28 @@ UGKS_HOST_DEVICE inline void wall_density_terms(const phys::EqConst& unit, doubl
     }
 }
 
-// The re-emitted distribution at an incoming velocity is phys::maxwellian_pair of the wall's
-// EqConst with the density rho_w.
+/// The wall density rho_w = alpha num / den (U7a with Maxwell's accommodation alpha: the diffuse
+/// part re-emits the fraction alpha of the incident mass flux, the specular part the rest).
+UGKS_HOST_DEVICE inline double wall_density(double alpha, double num, double den) {
+    return alpha * num / den;
+}
+
+/// The incident distribution of a wall at an incoming velocity u (un <= 0): the wall Maxwellian
+/// Ew (density rho_w) plus, with alpha < 1, (1 - alpha) times the owner's values at t^n at the
+/// mirrored velocity slot sm (kern::symmetry_incident; sym_h, sym_b the face's row). The mirrored
+/// velocity has the same |u.n| and weight, so the specular part returns its share of the
+/// incident mass flux exactly.
+template <int D, bool HB>
+UGKS_HOST_DEVICE inline void wall_incident(const phys::EqConst& Ew, const double u[3],
+                                           double alpha, index_t sm, const double* sym_h,
+                                           const double* sym_b, double& hin, double& bin) {
+    phys::maxwellian_pair<D, HB>(Ew, u, hin, bin);
+    if (alpha < 1.0) {
+        double hs, bs;
+        symmetry_incident<HB>(sm, sym_h, sym_b, hs, bs);
+        hin += (1.0 - alpha) * hs;
+        if (HB) bin += (1.0 - alpha) * bs;
+    }
+}
 
 }  // namespace ugks::kern
