@@ -378,7 +378,11 @@ void SteadyStateObserver::on_start(const RunContext& ctx) {
     // Convergence monitor (issue 8): wall force and probe values, time.monitor_* keys.
     m_probes.emplace(m_monitor.active() ? setup.output : OutputConfig{}, ctx.pb.local,
                      ctx.pb.layout.comm_x);
-    if (setup.time.steady())
+    if (setup.time.implicit())
+        log::info("time.mode steady, steady_method implicit: implicit macroscopic prediction ({}) "
+                  "and microscopic relaxation, pseudo-time CFL {} (docs/steady.md section 7)",
+                  setup.time.macro_solver, setup.time.implicit_cfl);
+    else if (setup.time.steady())
         log::info("time.mode steady: local time steps (CFL {}), docs/steady.md",
                   setup.numerics.cfl);
     if (m_monitor.active())
@@ -403,9 +407,12 @@ bool SteadyStateObserver::on_step(const RunContext& ctx, const StepResult& r) {
         m_monitor.record(std::move(groups));
         m_change = m_monitor.change();
     }
+    m_rule = res_rule || mon;
+    m_last = r;
     const bool steady =
         (res_rule || mon) && (!res_rule || res_ok) && (!mon || m_monitor.converged());
     if (!steady) return false;
+    m_reached = true;
     if (!mon)
         log::info("steady state reached at step {} (residuals below {})", ctx.solver.step_count(),
                   tol);
@@ -418,7 +425,29 @@ bool SteadyStateObserver::on_step(const RunContext& ctx, const StepResult& r) {
     return true;
 }
 
+void SteadyStateObserver::on_end(const RunContext& ctx, const LoopEnd& end) {
+    if (!m_rule || m_reached || !end.failure.empty()) return;
+    const TimeConfig& tc = ctx.pb.setup.time;
+    const long step = ctx.solver.step_count();
+    if (step < tc.steps && !(tc.end_time > 0 && ctx.solver.time() >= tc.end_time * (1 - 1e-14)))
+        return;  // stopped early by a signal (CheckpointObserver says so)
+    m_stop = step >= tc.steps ? "time.steps" : "time.end_time";
+    log::error(
+        "ugks_solver: WARNING: steady state NOT reached: {} ended the run after step {} with "
+        "residuals {:.3e} {:.3e} {:.3e} (time.steady_tolerance {}{}); summary.json "
+        "steady.converged is false",
+        m_stop, step, m_last.residual[0], m_last.residual[1], m_last.residual[2],
+        tc.steady_tolerance,
+        m_monitor.active() ? fmt::format(", monitor change {:.3e} > {}", m_change, m_monitor.tolerance())
+                           : std::string());
+}
+
 void SteadyStateObserver::summarize(nlohmann::json& j) const {
+    if (m_rule)
+        j["steady"] = {{"converged", m_reached},
+                       {"stopped_by", m_reached ? "steady_tolerance" : m_stop},
+                       {"final_residuals",
+                        {m_last.residual[0], m_last.residual[1], m_last.residual[2]}}};
     if (m_monitor.active())
         j["monitor"] = {{"change", m_change < 1e300 ? m_change : -1.0},
                         {"tolerance", m_monitor.tolerance()},

@@ -108,9 +108,16 @@ public:
     explicit SteadyStateObserver(const CaseSetup& setup);
     void on_start(const RunContext& ctx) override;
     bool on_step(const RunContext& ctx, const StepResult& r) override;
+    /// A stop rule was set but not met when time.steps / time.end_time ended the run: a warning
+    /// on stderr (summary.json steady.converged false).
+    void on_end(const RunContext& ctx, const LoopEnd& end) override;
     void summarize(nlohmann::json& j) const override;
 
 private:
+    bool m_rule = false;     ///< time.steady_tolerance or time.monitor_tolerance set
+    bool m_reached = false;  ///< the stop rule was met
+    std::string m_stop = "signal";  ///< what ended an unconverged run
+    StepResult m_last;              ///< the last step's result (its residuals)
     SteadyMonitor m_monitor;
     std::optional<ProbeSampler> m_probes;
     std::vector<std::string> m_walls;  ///< the diffuse-wall patches

@@ -80,6 +80,13 @@ TEST(Steady, LocalStepsReachTheTransientSteadyState) {
     ASSERT_LT(n_tr, 40000) << "transient run did not reach the tolerance";
     ASSERT_LT(n_st, 40000) << "steady run did not reach the tolerance";
     EXPECT_EQ(read_summary(st.dir).value("time_mode", ""), "steady");
+    // summary.json says that the tolerance ended the runs (issue 25)
+    for (const SolverRun* r : {&tr, &st, &im}) {
+        const auto s = read_summary(r->dir);
+        ASSERT_TRUE(s.contains("steady")) << r->dir;
+        EXPECT_EQ(s["steady"].value("converged", false), true) << r->dir;
+        EXPECT_EQ(s["steady"].value("stopped_by", ""), "steady_tolerance") << r->dir;
+    }
     const Fields a = read_fields(tr.dir), b = read_fields(st.dir);
     ASSERT_EQ(a.n, 144u);
     const double du = max_diff(centreline(a, 0, 0), centreline(b, 0, 0)) / kLid;
