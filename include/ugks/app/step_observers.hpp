@@ -108,8 +108,8 @@ public:
     explicit SteadyStateObserver(const CaseSetup& setup);
     void on_start(const RunContext& ctx) override;
     bool on_step(const RunContext& ctx, const StepResult& r) override;
-    /// A stop rule was set but not met when time.steps / time.end_time ended the run: a warning
-    /// on stderr (summary.json steady.converged false).
+    /// A stop rule was set but not met when time.steps / time.end_time ended the run: summary.json
+    /// steady.converged false, and with time.mode steady a warning on stderr.
     void on_end(const RunContext& ctx, const LoopEnd& end) override;
     void summarize(nlohmann::json& j) const override;
 
