@@ -182,7 +182,8 @@ SurfaceReference surface_reference(const CaseSetup& s, const Mesh& mesh) {
             for (const SymmetryPlane& pl : ref.symmetry) seen = seen || pl.axis == bc.symmetry_axis;
             for (index_t f = 0; f < mesh.n_faces() && !seen; ++f)
                 if (mesh.face_patch[f] == p) {
-                    ref.symmetry.push_back({bc.symmetry_axis, mesh.face_centroid[f][bc.symmetry_axis]});
+                    ref.symmetry.push_back(
+                        {bc.symmetry_axis, mesh.face_centroid[f][bc.symmetry_axis]});
                     break;
                 }
         }
@@ -216,10 +217,10 @@ const char* signal_name(int sig) {
 void HistoryObserver::on_start(const RunContext& ctx) {
     m_ref = surface_reference(ctx.pb.setup, ctx.pb.mesh);
     if (ctx.pb.world_rank != 0) return;
-    const std::vector<std::string> cols{
-        "step",    "time",    "dt",      "res_rho", "res_rhoU", "res_rhoE", "wall_time", "wall_Fx",
-        "wall_Fy", "wall_Fz", "wall_heat", "CD",    "CL",       "CS",       "Cm_x",      "Cm_y",
-        "Cm_z"};
+    const std::vector<std::string> cols{"step",      "time",      "dt",      "res_rho", "res_rhoU",
+                                        "res_rhoE",  "wall_time", "wall_Fx", "wall_Fy", "wall_Fz",
+                                        "wall_heat", "CD",        "CL",      "CS",      "Cm_x",
+                                        "Cm_y",      "Cm_z"};
     const std::string path = ctx.dir + "/history.csv";
     std::vector<std::vector<double>> kept;
     if (!ctx.restarted_from.empty())
@@ -254,8 +255,8 @@ bool HistoryObserver::on_step(const RunContext& ctx, const StepResult& r) {
     body_coefficients(m_ref, t);
     if (ctx.pb.world_rank == 0)
         m_csv.row({static_cast<double>(ctx.solver.step_count()), ctx.solver.time(), r.dt,
-                   r.residual[0], r.residual[1], r.residual[2], wall_now, sums[0], sums[1],
-                   sums[2], sums[3], t.CD, t.CL, t.CS, t.Cm[0], t.Cm[1], t.Cm[2]});
+                   r.residual[0], r.residual[1], r.residual[2], wall_now, sums[0], sums[1], sums[2],
+                   sums[3], t.CD, t.CL, t.CS, t.Cm[0], t.Cm[1], t.Cm[2]});
     return false;
 }
 
@@ -379,9 +380,10 @@ void SteadyStateObserver::on_start(const RunContext& ctx) {
     m_probes.emplace(m_monitor.active() ? setup.output : OutputConfig{}, ctx.pb.local,
                      ctx.pb.layout.comm_x);
     if (setup.time.implicit())
-        log::info("time.mode steady, steady_method implicit: implicit macroscopic prediction ({}) "
-                  "and microscopic relaxation, pseudo-time CFL {} (docs/steady.md section 7)",
-                  setup.time.macro_solver, setup.time.implicit_cfl);
+        log::info(
+            "time.mode steady, steady_method implicit: implicit macroscopic prediction ({}) "
+            "and microscopic relaxation, pseudo-time CFL {} (docs/steady.md section 7)",
+            setup.time.macro_solver, setup.time.implicit_cfl);
     else if (setup.time.steady())
         log::info("time.mode steady: local time steps (CFL {}), docs/steady.md",
                   setup.numerics.cfl);
@@ -440,16 +442,17 @@ void SteadyStateObserver::on_end(const RunContext& ctx, const LoopEnd& end) {
         "steady.converged is false",
         m_stop, step, m_last.residual[0], m_last.residual[1], m_last.residual[2],
         tc.steady_tolerance,
-        m_monitor.active() ? fmt::format(", monitor change {:.3e} > {}", m_change, m_monitor.tolerance())
-                           : std::string());
+        m_monitor.active()
+            ? fmt::format(", monitor change {:.3e} > {}", m_change, m_monitor.tolerance())
+            : std::string());
 }
 
 void SteadyStateObserver::summarize(nlohmann::json& j) const {
     if (m_rule)
-        j["steady"] = {{"converged", m_reached},
-                       {"stopped_by", m_reached ? "steady_tolerance" : m_stop},
-                       {"final_residuals",
-                        {m_last.residual[0], m_last.residual[1], m_last.residual[2]}}};
+        j["steady"] = {
+            {"converged", m_reached},
+            {"stopped_by", m_reached ? "steady_tolerance" : m_stop},
+            {"final_residuals", {m_last.residual[0], m_last.residual[1], m_last.residual[2]}}};
     if (m_monitor.active())
         j["monitor"] = {{"change", m_change < 1e300 ? m_change : -1.0},
                         {"tolerance", m_monitor.tolerance()},
@@ -490,22 +493,24 @@ void SurfaceOutputObserver::summarize(nlohmann::json& j) const {
     j["walls"] = {{"force", v3(t.force)},
                   {"heat", t.heat},
                   {"area", t.area},
-                  {"body", {{"force", v3(t.body.force)},
-                            {"moment", v3(t.body.moment)},
-                            {"heat", t.body.heat},
-                            {"area", t.body.area},
-                            {"images", t.images}}},
+                  {"body",
+                   {{"force", v3(t.body.force)},
+                    {"moment", v3(t.body.moment)},
+                    {"heat", t.body.heat},
+                    {"area", t.body.area},
+                    {"images", t.images}}},
                   {"CD", t.CD},
                   {"CL", t.CL},
                   {"CS", t.CS},
                   {"Cm", v3(t.Cm)},
-                  {"reference", {{"area", m_ref.A_ref},
-                                 {"length", m_ref.L_ref},
-                                 {"moment_center", v3(m_ref.moment_center)},
-                                 {"drag_direction", v3(a.drag)},
-                                 {"lift_direction", v3(a.lift)},
-                                 {"side_direction", v3(a.side)},
-                                 {"dynamic_pressure", surface_dynamic_pressure(m_ref)}}}};
+                  {"reference",
+                   {{"area", m_ref.A_ref},
+                    {"length", m_ref.L_ref},
+                    {"moment_center", v3(m_ref.moment_center)},
+                    {"drag_direction", v3(a.drag)},
+                    {"lift_direction", v3(a.lift)},
+                    {"side_direction", v3(a.side)},
+                    {"dynamic_pressure", surface_dynamic_pressure(m_ref)}}}};
 }
 
 }  // namespace ugks

@@ -331,9 +331,8 @@ std::string csv_text(const std::string& s) {
 std::string totals_row(const std::string& name, index_t patch, const SurfaceTotals& t) {
     std::string out = "# " + csv_text(name) + "," + std::to_string(patch) + "," +
                       std::to_string(t.n_faces) + "," + num(t.area);
-    for (double x : {t.force[0], t.force[1], t.force[2], t.heat, t.CD, t.CL, t.CS, t.Cm[0],
-                     t.Cm[1], t.Cm[2], t.body.force[0], t.body.force[1], t.body.force[2],
-                     t.body.heat})
+    for (double x : {t.force[0], t.force[1], t.force[2], t.heat, t.CD, t.CL, t.CS, t.Cm[0], t.Cm[1],
+                     t.Cm[2], t.body.force[0], t.body.force[1], t.body.force[2], t.body.heat})
         out += "," + num(x);
     return out + "\n";
 }
@@ -355,8 +354,9 @@ std::string make_csv(const SurfaceData& s, const Meta& meta) {
            " images=" + std::to_string(1 << ref.symmetry.size()) + " q_ref=" + num(ref.q_ref) +
            " q_dyn=" + num(surface_dynamic_pressure(ref)) +
            " U_ref=" + num(surface_reference_speed(ref)) + "\n";
-    out += "# totals: name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
-           "body_force_x,body_force_y,body_force_z,body_heat\n";
+    out +=
+        "# totals: name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
+        "body_force_x,body_force_y,body_force_z,body_heat\n";
     out += totals_row("all", -1, s.total);
     for (std::size_t k = 0; k < meta.patch_names.size(); ++k)
         out += totals_row(meta.patch_names[k], s.patch_index[k], s.per_patch[k]);
@@ -483,10 +483,11 @@ SurfaceAxes surface_axes(const SurfaceReference& ref) {
     // Without a drag direction (a cavity: no free stream) the lift direction is taken as given.
     const double ld = nd > 0 ? dot(ref.lift_dir, a.drag) : 0.0;
     const Vec3 dd = nd > 0 ? a.drag : Vec3{0, 0, 0};
-    Vec3 l{ref.lift_dir[0] - ld * dd[0], ref.lift_dir[1] - ld * dd[1], ref.lift_dir[2] - ld * dd[2]};
+    Vec3 l{ref.lift_dir[0] - ld * dd[0], ref.lift_dir[1] - ld * dd[1],
+           ref.lift_dir[2] - ld * dd[2]};
     const double nl = norm(l);
     a.lift = nl > 1e-12 * std::max(1.0, norm(ref.lift_dir)) ? Vec3{l[0] / nl, l[1] / nl, l[2] / nl}
-                                                          : nan;
+                                                            : nan;
     a.side = {a.drag[1] * a.lift[2] - a.drag[2] * a.lift[1],
               a.drag[2] * a.lift[0] - a.drag[0] * a.lift[2],
               a.drag[0] * a.lift[1] - a.drag[1] * a.lift[0]};

@@ -31,7 +31,8 @@ void parse_surface_section(Config& cfg, const ReferenceState& ref, SurfaceConfig
     if (angles) {
         for (const char* k : {".drag_direction", ".lift_direction"})
             if (cfg.has(b + k))
-                cfg.fail(b + k, "give either the directions or angle_of_attack / sideslip, not both");
+                cfg.fail(b + k,
+                         "give either the directions or angle_of_attack / sideslip, not both");
         const double kDeg = 3.14159265358979323846 / 180.0;
         const double a = cfg.get_or<double>(b + ".angle_of_attack", 0.0);
         const double s = cfg.get_or<double>(b + ".sideslip", 0.0);
@@ -50,8 +51,7 @@ void parse_surface_section(Config& cfg, const ReferenceState& ref, SurfaceConfig
         const Vec3& l = sc.lift_direction;
         const double nd = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         const double nl = std::sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]);
-        if (drag_given && !(nd > 0))
-            cfg.fail(b + ".drag_direction", "must not be zero");
+        if (drag_given && !(nd > 0)) cfg.fail(b + ".drag_direction", "must not be zero");
         if (!(nl > 0)) cfg.fail(b + ".lift_direction", "must not be zero");
         if (nd > 0 && std::abs(d[0] * l[0] + d[1] * l[1] + d[2] * l[2]) > (1.0 - 1e-9) * nd * nl)
             cfg.fail(b + ".lift_direction", "must not be parallel to the drag direction");

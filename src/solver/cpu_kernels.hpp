@@ -62,7 +62,7 @@ inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, 
     if (D > 1) u2s += u1 * u1;
     if (D > 2) u2s += u2 * u2;
     // Both sides' slope sums, the upwind one selected by the weights (exact: wl is 1 or 0); fewer
-    // live registers than selecting the slope coefficients first (kern::upwind_slopes).
+    // live registers than selecting the slope coefficients first.
     const double H0 = phys::maxwellian_H<D>(F.eq, u);
     double B0, Hp, Bp, shL, sbL, shR, sbR;
     phys::shakhov_parts<D, SB>(F.eq, u, H0, B0, Hp, Bp);

@@ -393,8 +393,8 @@ void UgksSolver::sweep(double dt) {
                         const double un = dot3(u, n);
                         double hin = 0.0, bin = 0.0;
                         if (un <= 0 && wall)
-                            kern::wall_incident<D, SB>(Ew, u, BC.accommodation, mir[s], sh, sb,
-                                                       hin, bin);
+                            kern::wall_incident<D, SB>(Ew, u, BC.accommodation, mir[s], sh, sb, hin,
+                                                       bin);
                         else if (un <= 0)
                             kern::symmetry_incident<SB>(mir[s], sh, sb, hin, bin);
                         double ph, pb;

@@ -114,8 +114,8 @@ public:
     void summarize(nlohmann::json& j) const override;
 
 private:
-    bool m_rule = false;     ///< time.steady_tolerance or time.monitor_tolerance set
-    bool m_reached = false;  ///< the stop rule was met
+    bool m_rule = false;            ///< time.steady_tolerance or time.monitor_tolerance set
+    bool m_reached = false;         ///< the stop rule was met
     std::string m_stop = "signal";  ///< what ended an unconverged run
     StepResult m_last;              ///< the last step's result (its residuals)
     SteadyMonitor m_monitor;

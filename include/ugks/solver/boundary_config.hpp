@@ -30,7 +30,9 @@ struct BoundaryCondition {
                              ///< normal to the plane (set by check_boundaries)
     /// A specular part: a symmetry plane or a wall with accommodation < 1 (the owner's values at
     /// the mirrored velocities are kept per face).
-    bool reflects() const { return type == "symmetry" || (type == "diffuse_wall" && accommodation < 1.0); }
+    bool reflects() const {
+        return type == "symmetry" || (type == "diffuse_wall" && accommodation < 1.0);
+    }
 };
 
 /// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint. rho, T

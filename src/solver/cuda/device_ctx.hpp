@@ -19,8 +19,8 @@ constexpr int kMaxGroup = 256;  ///< largest thread group of the per-(face|cell,
 
 /// Boundary condition as the kernels see it.
 struct BcDev {
-    int kind = 0;  ///< FaceKind
-    int axis = 0;  ///< symmetry, partly specular wall: velocity axis normal to the plane
+    int kind = 0;      ///< FaceKind
+    int axis = 0;      ///< symmetry, partly specular wall: velocity axis normal to the plane
     double alpha = 1;  ///< diffuse wall: accommodation coefficient
     double rho = 1, T = 1;
     double U[3] = {0, 0, 0};

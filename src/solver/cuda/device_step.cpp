@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "device_impl.hpp"
-#include "ugks/solver/kernels/bc_diffuse_wall.hpp"
 #include "step_kernels.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/device/cuda_check.hpp"
+#include "ugks/solver/kernels/bc_diffuse_wall.hpp"
 #include "ugks/solver/step_common.hpp"
 #include "util_kernels.hpp"
 
@@ -154,9 +154,9 @@ void UgksSolverDevice::Impl::wall_densities() {
     if (nw == 0) return;
     for (index_t iw = 0; iw < nw; ++iw)
         if (sums[2 * iw + 1] > 0)
-            rho_wall_w[iw] = kern::wall_density(
-                setup.boundaries[S.face_bc[wall_faces_host[iw]]].accommodation, sums[2 * iw],
-                sums[2 * iw + 1]);
+            rho_wall_w[iw] =
+                kern::wall_density(setup.boundaries[S.face_bc[wall_faces_host[iw]]].accommodation,
+                                   sums[2 * iw], sums[2 * iw + 1]);
     UGKS_CUDA_CHECK(cudaMemcpyAsync(d_wall_vals.data(), rho_wall_w.data(), sizeof(double) * nw,
                                     cudaMemcpyHostToDevice, compute));
     UGKS_TIMED_LAUNCH((*this), "k_scatter", compute,

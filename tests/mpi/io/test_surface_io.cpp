@@ -253,9 +253,11 @@ Csv parse_csv(const std::string& text) {
         if (line.rfind("# ", 0) == 0) {
             csv.comments.push_back(line);
             if (line.rfind("# totals: ", 0) == 0) {
-                EXPECT_EQ(line,
-                          "# totals: name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
-                          "body_force_x,body_force_y,body_force_z,body_heat");
+                EXPECT_EQ(
+                    line,
+                    "# totals: "
+                    "name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
+                    "body_force_x,body_force_y,body_force_z,body_heat");
                 in_totals = true;
             } else if (in_totals) {
                 const std::vector<std::string> f = split(line.substr(2), ',');

@@ -122,8 +122,9 @@ TEST(Decomposition, PartlySpecularWallsIndependentOfDecomposition) {
         if (!::testing::Test::HasFailure()) remove_output(run.dir);
     }
     if (world_rank() == 0)
-        std::printf("decomposition with accommodation: %zu runs on %d ranks, largest deviation %.2e\n",
-                    runs.size(), np, worst);
+        std::printf(
+            "decomposition with accommodation: %zu runs on %d ranks, largest deviation %.2e\n",
+            runs.size(), np, worst);
 }
 
 }  // namespace

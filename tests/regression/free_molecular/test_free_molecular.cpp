@@ -131,8 +131,8 @@ TEST(FreeMolecular, CouetteShearOnA1dMeshMatchesClosedForm) {
 // is the symmetry condition, value for value.
 TEST(FreeMolecular, SpecularWallEqualsSymmetry) {
     const std::string file = case_file("free_molecular");
-    const SolverRun a = run_solver(file, {"boundaries.xmin={type: symmetry}", "time.end_time=5"},
-                                   "fm_symmetry");
+    const SolverRun a =
+        run_solver(file, {"boundaries.xmin={type: symmetry}", "time.end_time=5"}, "fm_symmetry");
     const SolverRun b =
         run_solver(file, {"boundaries.xmin.accommodation=0", "time.end_time=5"}, "fm_specular");
     ASSERT_TRUE(run_completed(a));
@@ -162,11 +162,11 @@ class Accommodation : public ::testing::TestWithParam<double> {};
 TEST_P(Accommodation, PlateHeatFluxScalesLikeAlphaOverTwoMinusAlpha) {
     const double a = GetParam();
     const std::string s = std::to_string(a), t_end = std::to_string(120.0 / a);
-    const SolverRun run = run_solver(case_file("free_molecular"),
-                                     {"gas.Kn=1e6", "time.end_time=" + t_end, "mesh.box.cells=[10]",
-                                      "boundaries.xmin.accommodation=" + s,
-                                      "boundaries.xmax.accommodation=" + s},
-                                     "fm_plates_alpha");
+    const SolverRun run =
+        run_solver(case_file("free_molecular"),
+                   {"gas.Kn=1e6", "time.end_time=" + t_end, "mesh.box.cells=[10]",
+                    "boundaries.xmin.accommodation=" + s, "boundaries.xmax.accommodation=" + s},
+                   "fm_plates_alpha");
     ASSERT_TRUE(run_completed(run));
     const Fields f = read_fields(run.dir);
     std::vector<double> u, w;
@@ -188,11 +188,11 @@ TEST_P(Accommodation, PlateHeatFluxScalesLikeAlphaOverTwoMinusAlpha) {
 TEST_P(Accommodation, CouetteShearScalesLikeAlphaOverTwoMinusAlpha) {
     const double a = GetParam();
     const std::string s = std::to_string(a), t_end = std::to_string(120.0 / a);
-    const SolverRun run = run_solver(case_file("free_molecular", "couette.yaml"),
-                                     {"time.end_time=" + t_end, "mesh.box.cells=[10]",
-                                      "boundaries.xmin.accommodation=" + s,
-                                      "boundaries.xmax.accommodation=" + s},
-                                     "fm_couette_alpha");
+    const SolverRun run =
+        run_solver(case_file("free_molecular", "couette.yaml"),
+                   {"time.end_time=" + t_end, "mesh.box.cells=[10]",
+                    "boundaries.xmin.accommodation=" + s, "boundaries.xmax.accommodation=" + s},
+                   "fm_couette_alpha");
     ASSERT_TRUE(run_completed(run));
     const double pi = 3.14159265358979323846;
     const double want = a / (2.0 - a) * (-0.2) * std::sqrt(1.0 / (4.0 * pi));

@@ -216,17 +216,6 @@ void raw_moments_of(const DeviceArray<double>& u, const DeviceArray<double>& w,
         });
 }
 
-void upwind_slopes_of(const DeviceArray<phys::Slope>& sides, DeviceArray<phys::Slope>& out) {
-    const auto s = sides.view();
-    auto o = out.view();
-    ugks::forall(
-        2, UGKS_LAMBDA(index_t k) {
-            phys::Slope a[3];
-            kern::upwind_slopes<3>(k == 0 ? 1.0 : 0.0, s.data, s.data + 3, a);
-            for (int j = 0; j < 3; ++j) o[3 * k + j] = a[j];
-        });
-}
-
 // ---- tests ------------------------------------------------------------------------------------
 
 TEST_F(StepKernels, SymmetryIncidentOfPaddingSlotsIsZero) {
@@ -438,26 +427,6 @@ TEST_F(StepKernels, RawMomentsOfAMaxwellianGiveNoHeatFluxOrStress) {
     ugks::q_stress_from_raw(M.data(), p, D, q, stress);
     for (int d = 0; d < 3; ++d) EXPECT_NEAR(q[d], 0.0, 1e-12) << d;
     for (int k = 0; k < 6; ++k) EXPECT_NEAR(stress[k], 0.0, 1e-12) << k;
-}
-
-TEST_F(StepKernels, UpwindSlopesSelectOneSideExactly) {
-    std::vector<phys::Slope> sides(6);
-    for (int k = 0; k < 6; ++k) {
-        sides[k].a0 = 1.0 + k;
-        for (int d = 0; d < 3; ++d) sides[k].aU[d] = 0.1 * (k + 1) * (d + 1) + 1.0 / 3.0;
-        sides[k].aE = -0.7 * (k + 1) + 1.0 / 7.0;
-    }
-    auto ds = upload(sides);
-    DeviceArray<phys::Slope> out("a", 6);
-    upwind_slopes_of(ds, out);
-    const auto o = download(out);
-    for (int k = 0; k < 2; ++k)
-        for (int j = 0; j < 3; ++j) {
-            const phys::Slope& ref = sides[3 * k + j];  // k = 0: the L side (owner weight 1)
-            EXPECT_EQ(o[3 * k + j].a0, ref.a0);
-            EXPECT_EQ(o[3 * k + j].aE, ref.aE);
-            for (int d = 0; d < 3; ++d) EXPECT_EQ(o[3 * k + j].aU[d], ref.aU[d]);
-        }
 }
 
 }  // namespace

@@ -47,9 +47,9 @@ UGKS_HOST_DEVICE inline double wall_density(double alpha, double num, double den
 /// velocity has the same |u.n| and weight, so the specular part returns its share of the
 /// incident mass flux exactly.
 template <int D, bool HB>
-UGKS_HOST_DEVICE inline void wall_incident(const phys::EqConst& Ew, const double u[3],
-                                           double alpha, index_t sm, const double* sym_h,
-                                           const double* sym_b, double& hin, double& bin) {
+UGKS_HOST_DEVICE inline void wall_incident(const phys::EqConst& Ew, const double u[3], double alpha,
+                                           index_t sm, const double* sym_h, const double* sym_b,
+                                           double& hin, double& bin) {
     phys::maxwellian_pair<D, HB>(Ew, u, hin, bin);
     if (alpha < 1.0) {
         double hs, bs;

@@ -6,20 +6,6 @@
 
 namespace ugks::kern {
 
-/// The upwind side's slope set of an interior or equilibrium boundary face for a velocity with
-/// normal component un, as a per-lane blend of the two sides with weights 1 and 0 (exact for
-/// finite values): the branch-free form of `un > 0 ? aL : aR` that vectorizes on the host.
-template <int D>
-UGKS_HOST_DEVICE inline void upwind_slopes(double wl, const phys::Slope* aL, const phys::Slope* aR,
-                                           phys::Slope* a) {
-    const double wr = 1.0 - wl;
-    for (int j = 0; j < D; ++j) {
-        a[j].a0 = wl * aL[j].a0 + wr * aR[j].a0;
-        for (int d = 0; d < D; ++d) a[j].aU[d] = wl * aL[j].aU[d] + wr * aR[j].aU[d];
-        a[j].aE = wl * aL[j].aE + wr * aR[j].aE;
-    }
-}
-
 /// The weight of the owner side for normal velocity un: 1 for un > 0, else 0. At un = 0 either
 /// side may be taken (every flux term carries the factor un).
 UGKS_HOST_DEVICE inline double owner_weight(double un) { return un > 0.0 ? 1.0 : 0.0; }
