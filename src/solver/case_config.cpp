@@ -233,6 +233,22 @@ void parse_velocity_section(Config& cfg, CaseSetup& s, int mesh_dim) {
     // with velocity.dim 2 carries a tangential wall speed: Couette flow); check_boundaries then
     // requires wall velocities tangential to their patch.
     s.boundaries = parse_boundaries(cfg, s.velocity_config.dim, s.gas.ref);
+    // A body force along an axis the velocity grid resolves (a 1D channel with velocity.dim 2 can
+    // be driven along the walls: force-driven Poiseuille flow).
+    if (cfg.has("forces") && !cfg.is_map("forces"))
+        cfg.fail("forces", "expected a map with 'acceleration: [a_x, a_y, a_z]'");
+    if (cfg.has("forces")) {
+        const Vec3 a = cfg.get<Vec3>("forces.acceleration");
+        for (int d = 0; d < 3; ++d) {
+            cfg.check_range("forces.acceleration", a[d], -1e300, 1e300);
+            if (d >= s.velocity_config.dim && a[d] != 0.0)
+                cfg.fail("forces.acceleration",
+                         "component " + std::to_string(d) + " must be 0 with a " +
+                             std::to_string(s.velocity_config.dim) +
+                             "D velocity grid (velocity.dim)");
+            s.forces.acceleration[d] = s.gas.ref.input_acceleration(a[d]);
+        }
+    }
 }
 
 InitialState initial_state_at(const CaseSetup& s, const Vec3& x) {

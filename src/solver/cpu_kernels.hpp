@@ -6,6 +6,7 @@
 // weights 1 and 0, and velocities are read from one array per component. The CUDA schedules
 // (src/solver/cuda/) call the same kernel functions with one thread per velocity.
 #include <cmath>
+#include <type_traits>
 
 #include "ugks/core/types.hpp"
 #include "ugks/physics/kinetic.hpp"
@@ -120,59 +121,79 @@ inline void flux_interior(int B, const phys::FaceCoeffs& Fin, const double* n, c
     acc[4] += m4;
 }
 
-/// Stage 1 of one velocity (kern::stage1_value with the cell's Shakhov equilibrium of step n).
+/// Stage 1 of one velocity (kern::stage1_value with the cell's Shakhov equilibrium of step n and,
+/// FORCE, the body-force source over span = dt/2, kern::force_factor of the cell's slope aF).
 /// The velocity array lives in this function, not in the SIMD loop that calls it: GCC 12 turns an
 /// array declared inside an `omp simd` loop body and passed by pointer into a per-lane "simd
 /// array" that it then cannot vectorize here (the loop stayed scalar: stage 1 2x slower).
-template <int D, bool SB>
+template <int D, bool SB, bool FORCE>
 inline void stage1_lane(const phys::EqConst& C, double u0, double u1, double u2, double& h,
-                        double& b, double rh, double rb, double invV, double c) {
+                        double& b, double rh, double rb, double invV, double c,
+                        const phys::Slope& aF, double span) {
     const double u[3] = {u0, u1, u2};
-    double hp, bp;
-    phys::shakhov_given_H<D, SB>(C, u, phys::maxwellian_H<D>(C, u), hp, bp);
-    h = kern::stage1_value(h, rh, invV, c, hp);
-    if (SB) b = kern::stage1_value(b, rb, invV, c, bp);
+    const double H = phys::maxwellian_H<D>(C, u);
+    double B, Hp, Bp;
+    phys::shakhov_parts<D, SB>(C, u, H, B, Hp, Bp);
+    const double s = FORCE ? kern::force_factor<D>(aF, span, u) : 0.0;
+    h = kern::stage1_value(h, rh, invV, c, H + Hp, s * H);
+    if (SB) b = kern::stage1_value(b, rb, invV, c, B + Bp, s * B);
 }
 
 /// Stage 1 (section 6.3) of one cell and block, in place (stage1_lane per velocity); rh, rb: sum
-/// over the faces of sigma S Phi.
+/// over the faces of sigma S Phi; aF: the cell's body-force slope (null without a force), span =
+/// dt/2.
 template <int D, bool SB>
 inline void stage1_cell(int B, const phys::EqConst& Cin, const BlockVel& V, double* __restrict h,
                         double* __restrict b, const double* __restrict rh,
-                        const double* __restrict rb, double invV, double c) {
+                        const double* __restrict rb, double invV, double c,
+                        const phys::Slope* aFp, double span) {
     const phys::EqConst C = Cin;
+    const phys::Slope aF = aFp ? *aFp : phys::Slope{};
     const double* __restrict ux = V.ux;
     const double* __restrict uy = V.uy;
     const double* __restrict uz = V.uz;
-    if constexpr (SB) {
+    const auto run = [&](auto Fc) {
+        constexpr bool F = decltype(Fc)::value;
+        if constexpr (SB) {
 #pragma omp simd
-        for (int v = 0; v < B; ++v)
-            stage1_lane<D, true>(C, ux[v], uy[v], uz[v], h[v], b[v], rh[v], rb[v], invV, c);
-    } else {
-        double unused = 0.0;
+            for (int v = 0; v < B; ++v)
+                stage1_lane<D, true, F>(C, ux[v], uy[v], uz[v], h[v], b[v], rh[v], rb[v], invV, c,
+                                        aF, span);
+        } else {
+            double unused = 0.0;
 #pragma omp simd
-        for (int v = 0; v < B; ++v)
-            stage1_lane<D, false>(C, ux[v], uy[v], uz[v], h[v], unused, rh[v], 0.0, invV, c);
-    }
+            for (int v = 0; v < B; ++v)
+                stage1_lane<D, false, F>(C, ux[v], uy[v], uz[v], h[v], unused, rh[v], 0.0, invV,
+                                         c, aF, span);
+        }
+    };
+    if (aFp)
+        run(std::true_type{});
+    else
+        run(std::false_type{});
 }
 
-/// Stage 2 of one velocity (kern::stage2_value; skipped when UPDATE is false) and its raw moments
-/// (kern::add_raw_moments) added to m0..m16, the reduction variables of the caller's SIMD loop.
-template <int D, bool SB, bool UPDATE>
+/// Stage 2 of one velocity (kern::stage2_value, with the body-force source of the new state when
+/// FORCE; skipped when UPDATE is false) and its raw moments (kern::add_raw_moments) added to
+/// m0..m16, the reduction variables of the caller's SIMD loop.
+template <int D, bool SB, bool UPDATE, bool FORCE>
 inline void stage2_lane(const phys::EqConst& C, double u0, double u1, double u2, double w,
-                        double& h, double& b, double c, double inv, double& m0, double& m1,
-                        double& m2, double& m3, double& m4, double& m5, double& m6, double& m7,
-                        double& m8, double& m9, double& m10, double& m11, double& m12, double& m13,
-                        double& m14, double& m15, double& m16) {
+                        double& h, double& b, double c, double inv, const phys::Slope& aF,
+                        double span, double& m0, double& m1, double& m2, double& m3, double& m4,
+                        double& m5, double& m6, double& m7, double& m8, double& m9, double& m10,
+                        double& m11, double& m12, double& m13, double& m14, double& m15,
+                        double& m16) {
     const double u[3] = {u0, u1, u2};
     double hv = h, bv = SB ? b : 0.0;
     if (UPDATE) {
-        double hp, bp;
-        phys::shakhov_given_H<D, SB>(C, u, phys::maxwellian_H<D>(C, u), hp, bp);
-        hv = kern::stage2_value(hv, c, inv, hp);
+        const double H = phys::maxwellian_H<D>(C, u);
+        double B, Hp, Bp;
+        phys::shakhov_parts<D, SB>(C, u, H, B, Hp, Bp);
+        const double s = FORCE ? kern::force_factor<D>(aF, span, u) : 0.0;
+        hv = kern::stage2_value(hv, c, inv, H + Hp, s * H);
         h = hv;
         if (SB) {
-            bv = kern::stage2_value(bv, c, inv, bp);
+            bv = kern::stage2_value(bv, c, inv, B + Bp, s * B);
             b = bv;
         }
     }
@@ -181,33 +202,43 @@ inline void stage2_lane(const phys::EqConst& C, double u0, double u1, double u2,
 }
 
 /// Stage 2 (section 6.3) of one cell and block (stage2_lane per velocity) and the raw moments of
-/// the result added to M[17].
+/// the result added to M[17]; aF: the cell's body-force slope of the new state (null without a
+/// force), span = dt/2.
 template <int D, bool SB, bool UPDATE>
 inline void stage2_cell(int B, const phys::EqConst& Cin, const BlockVel& V, double* __restrict h,
-                        double* __restrict b, double c, double M[17]) {
+                        double* __restrict b, double c, const phys::Slope* aFp, double span,
+                        double M[17]) {
     const double inv = 1.0 / (1.0 + c);
     const phys::EqConst C = Cin;
+    const phys::Slope aF = aFp ? *aFp : phys::Slope{};
     const double* __restrict ux = V.ux;
     const double* __restrict uy = V.uy;
     const double* __restrict uz = V.uz;
     const double* __restrict wt = V.w;
     double m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, m7 = 0, m8 = 0, m9 = 0, m10 = 0,
            m11 = 0, m12 = 0, m13 = 0, m14 = 0, m15 = 0, m16 = 0;
-    if constexpr (SB) {
+    const auto run = [&](auto Fc) {
+        constexpr bool F = decltype(Fc)::value;
+        if constexpr (SB) {
 #pragma omp simd reduction(+ : m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, \
                                m15, m16)
-        for (int v = 0; v < B; ++v)
-            stage2_lane<D, true, UPDATE>(C, ux[v], uy[v], uz[v], wt[v], h[v], b[v], c, inv, m0, m1,
-                                         m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14,
-                                         m15, m16);
-    } else {
-        double unused = 0.0;
+            for (int v = 0; v < B; ++v)
+                stage2_lane<D, true, UPDATE, F>(C, ux[v], uy[v], uz[v], wt[v], h[v], b[v], c, inv,
+                                                aF, span, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9,
+                                                m10, m11, m12, m13, m14, m15, m16);
+        } else {
+            double unused = 0.0;
 #pragma omp simd reduction(+ : m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12)
-        for (int v = 0; v < B; ++v)
-            stage2_lane<D, false, UPDATE>(C, ux[v], uy[v], uz[v], wt[v], h[v], unused, c, inv, m0,
-                                          m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13,
-                                          m14, m15, m16);
-    }
+            for (int v = 0; v < B; ++v)
+                stage2_lane<D, false, UPDATE, F>(C, ux[v], uy[v], uz[v], wt[v], h[v], unused, c,
+                                                 inv, aF, span, m0, m1, m2, m3, m4, m5, m6, m7, m8,
+                                                 m9, m10, m11, m12, m13, m14, m15, m16);
+        }
+    };
+    if (UPDATE && aFp)
+        run(std::true_type{});
+    else
+        run(std::false_type{});
     const double sums[17] = {m0, m1,  m2,  m3,  m4,  m5,  m6,  m7, m8,
                              m9, m10, m11, m12, m13, m14, m15, m16};
     for (int k = 0; k < 17; ++k) M[k] += sums[k];

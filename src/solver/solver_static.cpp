@@ -46,6 +46,7 @@ phys::GasParams gas_params(const CaseSetup& setup, int D) {
     g.Pr = setup.gas.Pr;
     g.mu_ref = setup.gas.mu_ref;
     g.omega = setup.gas.omega;
+    for (int d = 0; d < 3; ++d) g.acc[d] = setup.forces.acceleration[d];
     return g;
 }
 

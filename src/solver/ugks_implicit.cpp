@@ -109,13 +109,17 @@ void UgksSolver::micro_relax() {
             for (index_t i = 0; i < m_s.no; ++i) {
                 const double it = 1.0 / m_tau[i];
                 const phys::EqConst& C = m_cell_eq[i];
+                const phys::Slope aF = phys::force_slope(C.U, C.lambda, m_gas.acc);
                 for (int v = 0; v < B; ++v) {
                     const double u[3] = {V.ux[v], V.uy[v], V.uz[v]};
-                    double hp, bp;
-                    phys::shakhov_given_H<DD, true>(C, u, phys::maxwellian_H<DD>(C, u), hp, bp);
+                    const double H = phys::maxwellian_H<DD>(C, u);
+                    double Bm, Hp, Bp;
+                    phys::shakhov_parts<DD, true>(C, u, H, Bm, Hp, Bp);
+                    // the body-force rate -a.grad_u g (section 6.7; zero without a force)
+                    const double s = kern::force_factor<DD>(aF, 1.0, u);
                     const std::size_t k = static_cast<std::size_t>(i) * B + v;
-                    rhs_h[k] = m_res_h[base + k] + it * (hp - h[k]);
-                    if (b) rhs_b[k] = m_res_b[base + k] + it * (bp - b[k]);
+                    rhs_h[k] = m_res_h[base + k] + it * (H + Hp - h[k]) + s * H;
+                    if (b) rhs_b[k] = m_res_b[base + k] + it * (Bm + Bp - b[k]) + s * Bm;
                 }
             }
         });

@@ -105,6 +105,7 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
         m_dtf.assign(m_s.nf, 0.0);
     }
     m_implicit = setup.time.implicit();
+    m_force = phys::has_force(m_gas);
     if (m_implicit) {
         m_res_h.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
         if (m_s.store_b) m_res_b.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
@@ -480,10 +481,13 @@ void UgksSolver::sweep(double dt) {
                     for (int v = 0; v < B; ++v) m_res_b[k + v] = sc * rb[v];
                 continue;
             }
-            const double c = 0.5 * (m_local_dt ? m_dtc[i] : dt) / m_tau[i];
+            const double dti = m_local_dt ? m_dtc[i] : dt;
+            const double c = 0.5 * dti / m_tau[i];
+            const phys::Slope aF = phys::force_slope(m_cell_eq[i].U, m_cell_eq[i].lambda, m_gas.acc);
             dispatch_dsb(m_gas.D, m_s.store_b, [&](auto Dc, auto SBc) {
                 cpu::stage1_cell<decltype(Dc)::value, decltype(SBc)::value>(
-                    B, m_cell_eq[i], V, h + B * i, b ? b + B * i : nullptr, rh, rb, invV, c);
+                    B, m_cell_eq[i], V, h + B * i, b ? b + B * i : nullptr, rh, rb, invV, c,
+                    m_force ? &aF : nullptr, 0.5 * dti);
             });
         }
     }
@@ -512,6 +516,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
                                 m_mesh.face_owner.data(), m_mesh.face_area.data(),
                                 m_s.face_kind.data(), m_Facc.data(), m_fc.data(), m_dtc.data(),
                                 m_dtf.data(), true, m_mesh.cell_volume[i], dW);
+            if (m_force) kern::add_force_rate(&m_W[5 * i], m_gas.acc, dW);
             for (int e = 0; e < 5; ++e) Rm[5 * i + e] = dW[e];
         }
         implicit_macro(Rm, dWi);
@@ -536,6 +541,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
                             m_Facc.data(), m_fc.data(), m_dtc.data(),
                             m_local_dt ? m_dtf.data() : nullptr, false, m_mesh.cell_volume[i], dW);
         const double dti = m_local_dt ? m_dtc[i] : dt;
+        if (m_force) kern::add_force_increment(&m_W[5 * i], m_gas.acc, dti, dW);
         for (int e = 0; e < 5; ++e) {
             m_W[5 * i + e] += dW[e];
             res[e] += (dW[e] / dti) * (dW[e] / dti);
@@ -598,7 +604,10 @@ void UgksSolver::stage2_and_moments(double dt) {
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_s.no; ++i) {
         double M[17] = {0};
-        const double c = dt > 0 ? 0.5 * (m_local_dt ? m_dtc[i] : dt) / m_tau[i] : 0.0;
+        const double dti = m_local_dt ? m_dtc[i] : dt;
+        const double c = dt > 0 ? 0.5 * dti / m_tau[i] : 0.0;
+        const phys::Slope aF = phys::force_slope(m_cell_eq[i].U, m_cell_eq[i].lambda, m_gas.acc);
+        const phys::Slope* aFp = m_force ? &aF : nullptr;
         dispatch_dsb(m_gas.D, m_s.store_b, [&](auto Dc, auto SBc) {
             constexpr int D = decltype(Dc)::value;
             constexpr bool SB = decltype(SBc)::value;
@@ -607,9 +616,9 @@ void UgksSolver::stage2_and_moments(double dt) {
                 double* b = SB ? &m_b[(static_cast<std::size_t>(m) * m_s.nc + i) * B] : nullptr;
                 const cpu::BlockVel V = block_vel(m);
                 if (dt > 0)
-                    cpu::stage2_cell<D, SB, true>(B, m_cell_eq[i], V, h, b, c, M);
+                    cpu::stage2_cell<D, SB, true>(B, m_cell_eq[i], V, h, b, c, aFp, 0.5 * dti, M);
                 else
-                    cpu::stage2_cell<D, SB, false>(B, m_cell_eq[i], V, h, b, c, M);
+                    cpu::stage2_cell<D, SB, false>(B, m_cell_eq[i], V, h, b, c, nullptr, 0.0, M);
             }
         });
         for (int k = 0; k < 17; ++k) mom[17 * i + k] = M[k];

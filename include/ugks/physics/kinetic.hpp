@@ -24,7 +24,14 @@ struct GasParams {
     double Pr = 2.0 / 3.0;
     double mu_ref = 0.0;  ///< nondimensional reference viscosity
     double omega = 0.81;  ///< mu = mu_ref T^omega
+    /// Body-force acceleration a (`forces.acceleration`, section 6.7); components >= D are zero.
+    double acc[3] = {0, 0, 0};
 };
+
+/// Whether g carries a body force (a != 0).
+UGKS_HOST_DEVICE inline bool has_force(const GasParams& g) {
+    return g.acc[0] != 0.0 || g.acc[1] != 0.0 || g.acc[2] != 0.0;
+}
 
 /// Whether the reduced distribution b is stored: K = (3 - D) + K_int > 0 (velocity dimension D,
 /// internal degrees of freedom K_int). The one rule for the solvers, the memory estimate and
@@ -122,6 +129,12 @@ struct Slope {
     double aE = 0;
 };
 UGKS_HOST_DEVICE inline Slope micro_slope(const Prim& p, int N, const double dW[5]);
+
+/// The body-force slope of the equilibrium of a state (U, lambda) under the acceleration a
+/// (docs/formulation.md section 6.7): a_F(u) = -2 lambda a.(u - U), i.e. a0 = 2 lambda a.U,
+/// aU = -2 lambda a, aE = 0, so that the force term of the kinetic equation for the Maxwellian
+/// part is -a.grad_u g = -a_F g. In the interface solution it adds to sum_j u_j a^(j) (5.1c).
+UGKS_HOST_DEVICE inline Slope force_slope(const double U[3], double lambda, const double acc[3]);
 
 /// Heat flux q = 1/2 sum w (u - U)(|u - U|^2 h + b) from raw moments about the origin (section
 /// 10): M0 = sum w h, M1 = sum w u h, M2 = sum w u u^T h (row-major 3x3), M3 = sum w u |u|^2 h,

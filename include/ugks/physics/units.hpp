@@ -68,6 +68,8 @@ struct ReferenceState {
     Vec3 input_velocity(const Vec3& u) const {
         return {input_speed(u[0]), input_speed(u[1]), input_speed(u[2])};
     }
+    /// a_hat = a t_ref / C_ref = a L_ref / C_ref^2 (an acceleration [m/s^2]).
+    double input_acceleration(double a) const { return si_input ? a * time / speed : a; }
 
     /// Nondimensional value -> SI (meaningful when `dimensional`).
     double si_length(double x) const { return x * length; }

@@ -114,6 +114,16 @@ struct CheckpointConfig {
 };
 
 /// Everything parsed from a case file (each module parses its own section).
+/// `forces`: a uniform body force on the gas (docs/formulation.md section 6.7).
+struct ForcesConfig {
+    /// `forces.acceleration` (nondimensional, or m/s^2 with `units: si`); components along axes
+    /// beyond velocity.dim must be 0.
+    Vec3 acceleration{0, 0, 0};
+    bool active() const {
+        return acceleration[0] != 0.0 || acceleration[1] != 0.0 || acceleration[2] != 0.0;
+    }
+};
+
 struct CaseSetup {
     std::string name;
     std::string mode;  ///< ugks | overset
@@ -128,6 +138,7 @@ struct CaseSetup {
     ParallelConfig parallel;
     OutputConfig output;
     CheckpointConfig checkpoint;
+    ForcesConfig forces;
 };
 
 /// Parse every section except `mesh`/`velocity` geometry-dependent checks; `mesh_dim` is known

@@ -159,6 +159,7 @@ private:
     std::vector<double> m_dtc;        ///< per local cell: local time step dt_i
     std::vector<double> m_dtf;        ///< per local face: face time step dt_f
     bool m_implicit = false;          ///< time.steady_method: implicit
+    bool m_force = false;             ///< a body force (forces.acceleration)
     std::vector<index_t> m_order;     ///< implicit: owned cells in sweep order
     implicit::BlockCsr5 m_macro_csr;  ///< implicit, macro_solver gmres: the macroscopic matrix
     std::vector<double> m_Rm;  ///< implicit: steady macroscopic residual rate of the step (5/cell)

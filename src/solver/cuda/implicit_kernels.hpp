@@ -24,6 +24,7 @@ __global__ void k_imp_rm(Ctx C) {
     double dW[5];
     kern::cell_flux_sum(i, C.cf_off, C.cf, C.owner, C.area, C.kind, C.Facc, C.fc, C.dtc, C.dtf,
                         true, C.vol[i], dW);
+    if (phys::has_force(C.gas)) kern::add_force_rate(&C.W[5 * i], C.gas.acc, dW);
     for (int e = 0; e < 5; ++e) C.Rm[5 * i + e] = dW[e];
 }
 
@@ -155,14 +156,18 @@ __global__ void k_imp_rhs(Ctx C) {
     const index_t m = s / B, v = s % B;
     double u[3];
     load_u<D>(C, s, u);
-    double hp, bp;
-    phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp, bp);
+    const phys::EqConst& E = C.cell_eq[i];
+    const double H = cell_maxwellian<D>(C, i, s, u);
+    double Bm, Hp, Bp;
+    phys::shakhov_parts<D, HB>(E, u, H, Bm, Hp, Bp);
+    // the body-force rate -a.grad_u g (section 6.7; zero without a force)
+    const double sf = kern::force_factor<D>(phys::force_slope(E.U, E.lambda, C.gas.acc), 1.0, u);
     const double it = 1.0 / C.tau[i];
     const index_t idx = (m * C.no + i) * B + v, hidx = (m * C.nc + i) * B + v;
-    C.res_h[idx] = C.res_h[idx] + it * (hp - C.h[hidx]);
+    C.res_h[idx] = C.res_h[idx] + it * (H + Hp - C.h[hidx]) + sf * H;
     C.dh[idx] = 0.0;
     if (HB) {
-        C.res_b[idx] = C.res_b[idx] + it * (bp - C.b[hidx]);
+        C.res_b[idx] = C.res_b[idx] + it * (Bm + Bp - C.b[hidx]) + sf * Bm;
         C.db[idx] = 0.0;
     }
 }

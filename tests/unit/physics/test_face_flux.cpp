@@ -129,10 +129,17 @@ Brute brute_face(const phys::FaceInput& in, const phys::GasParams& g, double dt)
     const std::vector<QNode> half[2] = {ugks::test::maxwellian_nodes(p0, D, in.n, +1),
                                         ugks::test::maxwellian_nodes(p0, D, in.n, -1)};
     double dWdt[5] = {0, 0, 0, 0, 0};
+    // Body force (section 6.7): a_F(u) = -2 lambda0 a.(u - U0) joins both sides' slope sums.
+    const auto force_poly = [&](const double u[3]) {
+        double s = 0.0;
+        for (int d = 0; d < 3; ++d) s += g.acc[d] * (u[d] - p0.U[d]);
+        return -2.0 * p0.lambda * s;
+    };
     for (int s = 0; s < 2; ++s)
         for (const QNode& q : half[s]) {
             double c[3];
             combined_poly(s == 0 ? aL : aR, D, q.u, c);
+            c[0] += force_poly(q.u);
             ugks::test::add_psi_xi(-q.w * ugks::test::maxwell_H(p0, D, q.u), q.u, c, X0, dWdt);
         }
     r.A = phys::micro_slope(p0, N, dWdt);
@@ -145,6 +152,7 @@ Brute brute_face(const phys::FaceInput& in, const phys::GasParams& g, double dt)
             const double u2 = q.u[0] * q.u[0] + q.u[1] * q.u[1] + q.u[2] * q.u[2];
             double P[3];
             combined_poly(s == 0 ? aL : aR, D, q.u, P);
+            P[0] += force_poly(q.u);
             const double Au = r.A.a0 + r.A.aU[0] * q.u[0] + r.A.aU[1] * q.u[1] +
                               r.A.aU[2] * q.u[2] + 0.5 * r.A.aE * u2;
             const double c[3] = {tc.q1 + tc.q2 * P[0] + tc.q3 * Au,
@@ -383,9 +391,98 @@ TEST(FaceEquilibrium, UnphysicalReconstructionFallsBackToCellAverage) {
     }
 }
 
-TEST(MicroFlux, VelocitySumsReproduceFaceFlux) {
+/// A body-force acceleration along the first D axes.
+static void set_force(phys::GasParams& g) {
+    const double a[3] = {0.35, -0.25, 0.15};
+    for (int d = 0; d < 3; ++d) g.acc[d] = d < g.D ? a[d] : 0.0;
+}
+
+// The body force (section 6.7) in the interface solution: the brute-force quadrature adds a_F to
+// both sides' slope sums (compatibility and flux); face_equilibrium stores it folded into the
+// time slope, A + (q2/q3) a_F (unfolded here for the comparison of A).
+TEST(FaceEquilibrium, BodyForceMatchesBruteForceQuadrature) {
     for (const FaceCase& fcase : kCases) {
-        const phys::GasParams g = gas(fcase.D, fcase.K_int);
+        phys::GasParams g = gas(fcase.D, fcase.K_int);
+        set_force(g);
+        const phys::FaceInput in = make_input(g, fcase.n, fcase.seed);
+        const double dt = 0.1;
+        phys::FaceCoeffs fc, fc0;
+        phys::face_equilibrium(in, g, dt, fc);
+        phys::GasParams g0 = g;
+        g0.acc[0] = g0.acc[1] = g0.acc[2] = 0.0;
+        phys::face_equilibrium(in, g0, dt, fc0);
+        const Brute br = brute_face(in, g, dt);
+        const std::string what = "D " + std::to_string(fcase.D) + " seed " +
+                                 std::to_string(fcase.seed);
+        const phys::Slope aF = phys::force_slope(fc.p0.U, fc.p0.lambda, g.acc);
+        const double r = fc.tc.q2 / fc.tc.q3;
+        phys::Slope A = fc.A;
+        A.a0 -= r * aF.a0;
+        for (int d = 0; d < 3; ++d) A.aU[d] -= r * aF.aU[d];
+        const double a_scale =
+            std::max({std::fabs(br.A.a0), std::fabs(br.A.aE), max_abs(br.A.aU, 3)});
+        expect_slope_near(A, br.A, 1e-11 * a_scale, what.c_str());
+        const double f_scale = max_abs(br.F, 5);
+        double change = 0.0;
+        for (int i = 0; i < 5; ++i) {
+            EXPECT_NEAR(fc.F[i], br.F[i], 1e-11 * f_scale) << what << " i " << i;
+            change = std::max(change, std::fabs(fc.F[i] - fc0.F[i]));
+        }
+        EXPECT_GT(change, 1e-5 * f_scale) << what << ": the force does not change the flux";
+    }
+}
+
+// Continuum limit (tau = 0: q1 = dt, q2 = 0, q3 = dt^2/2) of a uniform gas under the force: the
+// flux is the time integral of the Euler flux of the accelerating gas, U(t) = U + a t, to second
+// order: F = dt E + dt^2/2 dE/dt with d(rho U_n)/dt = rho a_n, d(rho U U_n + p n)/dt = rho (a U_n
+// + U a_n), d((rho E + p) U_n)/dt = rho (a.U) U_n + (rho E + p) a_n.
+TEST(FaceEquilibrium, BodyForceOnAUniformGasInTheContinuumLimit) {
+    for (int D = 1; D <= 3; ++D) {
+        for (int K_int : {0, 2}) {
+            phys::GasParams g = gas(D, K_int);
+            g.mu_ref = 0.0;
+            set_force(g);
+            const phys::Prim p = prim(D, 1.1, 0.45, -0.35, 0.2, 0.7);
+            phys::FaceInput in{};
+            phys::prim_to_cons(p, g.N, in.WL);
+            phys::prim_to_cons(p, g.N, in.WR);
+            double n[3];
+            const double n_raw[3] = {D == 1 ? 1.0 : 0.6, 0.8, 0.5};
+            unit_normal(D, n_raw, n);
+            for (int d = 0; d < 3; ++d) {
+                in.n[d] = n[d];
+                in.xL[d] = -0.5 * n[d];
+                in.xR[d] = 0.5 * n[d];
+            }
+            phys::FaceCoeffs fc;
+            const double dt = 0.2;
+            phys::face_equilibrium(in, g, dt, fc);
+            ASSERT_EQ(fc.tc.q2, 0.0);
+            double W[5], E[5];
+            phys::prim_to_cons(p, g.N, W);
+            euler_flux(p, g.N, n, E);
+            double un = 0.0, an = 0.0, aU = 0.0;
+            for (int d = 0; d < 3; ++d) {
+                un += p.U[d] * n[d];
+                an += g.acc[d] * n[d];
+                aU += g.acc[d] * p.U[d];
+            }
+            const double pr = p.rho / (2.0 * p.lambda);
+            double dE[5];
+            dE[0] = p.rho * an;
+            for (int d = 0; d < 3; ++d) dE[1 + d] = p.rho * (g.acc[d] * un + p.U[d] * an);
+            dE[4] = p.rho * aU * un + (W[4] + pr) * an;
+            for (int i = 0; i < 5; ++i)
+                EXPECT_NEAR(fc.F[i], dt * E[i] + 0.5 * dt * dt * dE[i], 1e-14 * max_abs(E, 5))
+                    << "D " << D << " K_int " << K_int << " i " << i;
+        }
+    }
+}
+
+static void check_velocity_sums(bool force) {
+    for (const FaceCase& fcase : kCases) {
+        phys::GasParams g = gas(fcase.D, fcase.K_int);
+        if (force) set_force(g);
         const phys::FaceInput in = make_input(g, fcase.n, fcase.seed);
         phys::FaceCoeffs fc;
         phys::face_equilibrium(in, g, 0.1, fc);
@@ -428,6 +525,11 @@ TEST(MicroFlux, VelocitySumsReproduceFaceFlux) {
         }
     }
 }
+
+TEST(MicroFlux, VelocitySumsReproduceFaceFlux) { check_velocity_sums(false); }
+
+// With the body force folded into the time slope the per-velocity flux still sums to F.
+TEST(MicroFlux, VelocitySumsReproduceFaceFluxWithBodyForce) { check_velocity_sums(true); }
 
 TEST(MicroFlux, UniformMaxwellianIsDtTimesFreeTransport) {
     // q1 + q4 = dt: phi = dt u_n H exactly for a uniform equilibrium state (to the round-off of

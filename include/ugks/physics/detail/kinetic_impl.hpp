@@ -452,6 +452,13 @@ UGKS_HOST_DEVICE inline Slope micro_slope(const Prim& p, int N, const double dW[
     return s;
 }
 
+UGKS_HOST_DEVICE inline Slope force_slope(const double U[3], double lambda, const double acc[3]) {
+    Slope a;
+    a.a0 = 2.0 * lambda * (acc[0] * U[0] + acc[1] * U[1] + acc[2] * U[2]);
+    for (int d = 0; d < 3; ++d) a.aU[d] = -2.0 * lambda * acc[d];
+    return a;
+}
+
 UGKS_HOST_DEVICE inline void heat_flux_from_raw(const double U[3], double M0, const double M1[3],
                                                 const double M2[9], const double M3[3], double B0,
                                                 const double B1[3], double q[3]) {
@@ -530,8 +537,26 @@ UGKS_HOST_DEVICE inline void face_equilibrium(const FaceInput& in, const GasPara
     psi_moments(PL, 0, M, +1, tL);
     psi_moments(PR, 0, M, -1, tR);
     for (int i = 0; i < 5; ++i) dWdt_f[i] = -p0.rho * (tL[i] + tR[i]);
+    Slope aF{};
+    const bool force = has_force(g);
+    if (force) {  // body force (section 6.7): a_F joins both sides' slope sums, full space
+        aF = force_slope(p0.U, p0.lambda, g.acc);
+        Poly PF;
+        slope_poly(aF, R, PF);
+        double tF[5];
+        psi_moments(PF, 0, M, 0, tF);
+        for (int i = 0; i < 5; ++i) dWdt_f[i] -= p0.rho * tF[i];
+    }
     psi_to_global(R, dWdt_f, dWdt);
     out.A = micro_slope(p0, N, dWdt);
+    if (force) {
+        // a_F carries the time weight q2 of the spatial slopes; it is stored folded into the time
+        // slope (weight q3), A + (q2/q3) a_F, so that the per-velocity flux is unchanged. q3 = 0
+        // only in the limits tau = inf or dt = 0, where q2 = 0 as well.
+        const double r = out.tc.q3 != 0.0 ? out.tc.q2 / out.tc.q3 : 0.0;
+        out.A.a0 += r * aF.a0;
+        for (int d = 0; d < 3; ++d) out.A.aU[d] += r * aF.aU[d];
+    }
     slope_poly(out.A, R, PA);
 
     // Equilibrium flux F_eq (face frame, then rotated) plus the analytic Shakhov part (U4).

@@ -9,37 +9,56 @@
 
 namespace ugks::kern {
 
-/// Stage 1 (6.3a) in place: f* = f - r / V + c (f+ - f), r = sum over the cell's faces of
-/// sigma S Phi (invV = 1/V), c = dt / (2 tau), f+ the Shakhov equilibrium of step n.
-UGKS_HOST_DEVICE inline double stage1_value(double f, double r, double invV, double c,
-                                            double fplus) {
-    return f - invV * r + c * (fplus - f);
+/// Stage 1 (6.3a) in place: f* = f - r / V + c (f+ - f) + src, r = sum over the cell's faces of
+/// sigma S Phi (invV = 1/V), c = dt / (2 tau), f+ the Shakhov equilibrium of step n, src the
+/// body-force source over dt/2 (section 6.7; 0 without a force).
+UGKS_HOST_DEVICE inline double stage1_value(double f, double r, double invV, double c, double fplus,
+                                            double src = 0.0) {
+    return f - invV * r + c * (fplus - f) + src;
 }
 
-/// The face sum of stage 1 at one velocity v of owned cell i: r = sum_f sigma S_f Phi_f (6.3a),
-/// sarea the signed areas of the cell's face entries cf_off[i]..cf_off[i+1], phi [face][B] (b:
-/// phi_b, null without b). Local time steps (dtf not null): each face's flux is a rate over its
-/// step dt_f, scaled to the cell's step dt_i.
-template <bool HB>
-UGKS_HOST_DEVICE inline void face_flux_sum(index_t i, int B, int v, const index_t* cf_off,
-                                           const index_t* cf, const double* sarea,
-                                           const double* dtc, const double* dtf,
-                                           const double* phi_h, const double* phi_b, double& rh,
-                                           double& rb) {
-    rh = 0.0;
-    rb = 0.0;
-    for (index_t k = cf_off[i]; k < cf_off[i + 1]; ++k) {
-        const index_t f = cf[k];
-        double sS = sarea[k];
-        if (dtf) sS *= dtc[i] / dtf[f];  // rate Phi_f / dt_f times dt_i
-        rh += sS * phi_h[f * B + v];
-        if (HB) rb += sS * phi_b[f * B + v];
+/// The body-force source factor at velocity u (docs/formulation.md section 6.7): the source of
+/// the kinetic equation -a.grad_u g over the time `span` is s g with s = -span (a_F.a0 +
+/// a_F.aU.u), a_F = phys::force_slope of the cell's state; g the Maxwellian part (H, or B for b).
+template <int D>
+UGKS_HOST_DEVICE inline double force_factor(const phys::Slope& aF, double span, const double u[3]) {
+    double p = aF.a0;
+    for (int d = 0; d < D; ++d) p += aF.aU[d] * u[d];
+    return -span * p;
+}
+
+/// The body-force rate S(W) = (0, rho a, (rho U).a) added to R (a steady residual rate in the
+/// implicit iteration, docs/steady.md section 7; the trapezoid below).
+UGKS_HOST_DEVICE inline void add_force_rate(const double W[5], const double acc[3], double R[5]) {
+    for (int d = 0; d < 3; ++d) {
+        R[1 + d] += acc[d] * W[0];
+        R[4] += acc[d] * W[1 + d];
     }
 }
 
-/// Stage 2 (6.3b): f^{n+1} = (f* + c f+) / (1 + c) with f+ of step n+1; inv1c = 1 / (1 + c).
-UGKS_HOST_DEVICE inline double stage2_value(double fstar, double c, double inv1c, double fplus) {
-    return (fstar + c * fplus) * inv1c;
+/// The body-force change of W over dt, added to the flux change dW of a cell whose state before
+/// the step is Wn (section 6.7): trapezoidal, dW += (dt/2) (S(W^n) + S(W^{n+1})); the momentum
+/// part of S(W^{n+1}) needs rho^{n+1} = rho^n + dW_rho only, its energy part the new momentum.
+/// Mass is untouched; momentum and energy change exactly as the force prescribes (a uniform gas
+/// keeps its temperature to round-off).
+UGKS_HOST_DEVICE inline void add_force_increment(const double Wn[5], const double acc[3], double dt,
+                                                 double dW[5]) {
+    double S0[5] = {0, 0, 0, 0, 0}, S1[5] = {0, 0, 0, 0, 0}, W1[5];
+    add_force_rate(Wn, acc, S0);
+    for (int e = 0; e < 5; ++e) W1[e] = Wn[e] + dW[e];
+    add_force_rate(W1, acc, S1);
+    for (int d = 1; d <= 3; ++d) dW[d] += 0.5 * dt * (S0[d] + S1[d]);
+    for (int d = 1; d <= 3; ++d) W1[d] = Wn[d] + dW[d];
+    S1[4] = 0.0;
+    add_force_rate(W1, acc, S1);
+    dW[4] += 0.5 * dt * (S0[4] + S1[4]);
+}
+
+/// Stage 2 (6.3b): f^{n+1} = (f* + c f+ + src) / (1 + c) with f+ of step n+1, inv1c = 1 / (1 +
+/// c), src the body-force source over dt/2 with the state of step n+1 (0 without a force).
+UGKS_HOST_DEVICE inline double stage2_value(double fstar, double c, double inv1c, double fplus,
+                                            double src = 0.0) {
+    return (fstar + c * fplus + src) * inv1c;
 }
 
 /// Number of raw moments per cell (section 10): sum w h (1, u, u u^T as xx xy xz yy yz zz,
