@@ -12,7 +12,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools
   libyaml-cpp-dev libmetis-dev libcgns-dev
   libgtest-dev libgmock-dev
-  libcli11-dev libfmt-dev nlohmann-json3-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev libmuparser-dev
   python3 python3-numpy python3-h5py python3-matplotlib
   slurm-wlm munge  # ctest label slurm: a private single-node Slurm (tests/cli/slurm_real.sh)
 )

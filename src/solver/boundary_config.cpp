@@ -2,13 +2,52 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ugks/core/config.hpp"
 #include "ugks/core/error.hpp"
+#include "ugks/core/expression.hpp"
 #include "ugks/mesh/mesh.hpp"
 
 namespace ugks {
+
+struct WallValues::Impl {
+    const BoundaryCondition* bc = nullptr;
+    std::optional<Expression> T;
+    std::array<std::optional<Expression>, 3> U;
+};
+
+WallValues::WallValues(const BoundaryCondition& bc) : m(std::make_unique<Impl>()) {
+    m->bc = &bc;
+    const std::string base = "boundaries." + bc.patch;
+    if (!bc.T_expr.empty()) m->T.emplace(bc.T_expr, base + ".T");
+    for (int d = 0; d < 3; ++d)
+        if (!bc.U_expr[d].empty()) m->U[d].emplace(bc.U_expr[d], base + ".U." + std::to_string(d));
+}
+
+WallValues::~WallValues() = default;
+
+namespace {
+/// A point in the case's units (metres with `units: si`).
+Vec3 case_position(const ReferenceState& r, const Vec3& x) {
+    return r.si_input ? Vec3{r.si_length(x[0]), r.si_length(x[1]), r.si_length(x[2])} : x;
+}
+}  // namespace
+
+double WallValues::T(const Vec3& x) const {
+    if (!m->T) return m->bc->T;
+    const Vec3 xc = case_position(m->bc->units, x);
+    return m->bc->units.input_temperature(m->T->eval(xc[0], xc[1], xc[2]));
+}
+
+Vec3 WallValues::U(const Vec3& x) const {
+    Vec3 U = m->bc->U;
+    const Vec3 xc = case_position(m->bc->units, x);
+    for (int d = 0; d < 3; ++d)
+        if (m->U[d]) U[d] = m->bc->units.input_speed(m->U[d]->eval(xc[0], xc[1], xc[2]));
+    return U;
+}
 
 std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
                                                 const ReferenceState& ref) {
@@ -21,8 +60,24 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
         if (!cfg.is_map(base)) cfg.fail(base, "expected a map with at least 'type'");
         BoundaryCondition bc;
         bc.patch = name;
-        bc.type = cfg.get_enum(base + ".type", {"diffuse_wall", "far_field", "inflow", "outflow",
-                                                "symmetry", "periodic"});
+        bc.type = cfg.get_enum(base + ".type",
+                               {"diffuse_wall", "far_field", "inflow", "outflow", "pressure_inlet",
+                                "pressure_outlet", "symmetry", "periodic"});
+        // A scalar that is a number or an expression of x, y, z: constant ones are returned as
+        // numbers (expr stays empty), the others are checked to parse and kept as text.
+        auto read_field = [&](const std::string& key, std::string& expr) {
+            if (cfg.is_sequence(key) || cfg.is_map(key))
+                cfg.fail(key, "expected a number or an expression of x, y, z");
+            const std::string text = cfg.get<std::string>(key);
+            try {
+                const Expression e(text, key);
+                if (e.constant()) return e.eval(0, 0, 0);
+            } catch (const InputError& err) {
+                cfg.fail(key, err.what());
+            }
+            expr = text;
+            return 0.0;
+        };
         auto read_velocity = [&](const std::string& key) {
             Vec3 U = cfg.get_or<Vec3>(key, Vec3{0, 0, 0});
             for (int d = velocity_dim; d < 3; ++d)
@@ -33,10 +88,25 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
             return ref.input_velocity(U);
         };
         if (bc.type == "diffuse_wall") {
-            bc.T = cfg.get<double>(base + ".T");
-            cfg.check_range(base + ".T", bc.T, 0.0, HUGE_VAL, true);
-            bc.T = ref.input_temperature(bc.T);
-            bc.U = read_velocity(base + ".U");
+            bc.units = ref;
+            bc.T = read_field(base + ".T", bc.T_expr);
+            if (bc.T_expr.empty()) {
+                cfg.check_range(base + ".T", bc.T, 0.0, HUGE_VAL, true);
+                bc.T = ref.input_temperature(bc.T);
+            }
+            const std::string ukey = base + ".U";
+            if (cfg.has(ukey) && !cfg.is_sequence(ukey))
+                cfg.fail(ukey, "expected a list of up to 3 numbers or expressions of x, y, z");
+            for (std::size_t d = 0; d < cfg.sequence_size(ukey); ++d) {
+                const std::string ck = ukey + "." + std::to_string(d);
+                if (d >= 3) cfg.fail(ck, "U has at most 3 components");
+                const double u = read_field(ck, bc.U_expr[d]);
+                if (static_cast<int>(d) >= velocity_dim && (u != 0.0 || !bc.U_expr[d].empty()))
+                    cfg.fail(ukey, "component " + std::to_string(d) + " must be 0 with a " +
+                                       std::to_string(velocity_dim) +
+                                       "D velocity grid (velocity.dim)");
+                bc.U[d] = ref.input_speed(u);
+            }
             bc.accommodation = cfg.get_or<double>(base + ".accommodation", 1.0);
             cfg.check_range(base + ".accommodation", bc.accommodation, 0.0, 1.0);
         } else if (bc.type == "far_field" || bc.type == "inflow") {
@@ -47,6 +117,15 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
             cfg.check_range(base + ".T", bc.T, 0.0, HUGE_VAL, true);
             bc.T = ref.input_temperature(bc.T);
             bc.U = read_velocity(base + ".U");
+        } else if (bc.type == "pressure_inlet" || bc.type == "pressure_outlet") {
+            bc.p = cfg.get<double>(base + ".p");
+            cfg.check_range(base + ".p", bc.p, 0.0, HUGE_VAL, true);
+            bc.p = ref.input_pressure(bc.p);
+            if (bc.type == "pressure_inlet") {
+                bc.T = cfg.get<double>(base + ".T");
+                cfg.check_range(base + ".T", bc.T, 0.0, HUGE_VAL, true);
+                bc.T = ref.input_temperature(bc.T);
+            }
         } else if (bc.type == "periodic") {
             bc.partner = cfg.get<std::string>(base + ".partner");
         }
@@ -116,14 +195,31 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
             mirrors[axis] = true;
         }
         if (bc.type == "diffuse_wall") {
+            // per face: a positive temperature and a tangential velocity (expressions evaluated
+            // at the face centroids, on every rank alike: the global mesh)
+            const WallValues wv(bc);
             for (index_t f = 0; f < mesh.n_faces(); ++f) {
                 if (mesh.face_patch[f] != p) continue;
                 const Vec3& n = mesh.face_normal[f];
-                const double un = bc.U[0] * n[0] + bc.U[1] * n[1] + bc.U[2] * n[2];
-                if (std::abs(un) > 1e-8 * (1.0 + std::sqrt(bc.U[0] * bc.U[0] + bc.U[1] * bc.U[1] +
-                                                           bc.U[2] * bc.U[2])))
+                const Vec3& xf = mesh.face_centroid[f];
+                const auto at = [&] {
+                    return " at the face centroid (" + std::to_string(xf[0]) + ", " +
+                           std::to_string(xf[1]) + ", " + std::to_string(xf[2]) + ")";
+                };
+                double T = 0;
+                Vec3 U{0, 0, 0};
+                try {
+                    T = wv.T(xf);
+                    U = wv.U(xf);
+                } catch (const InputError& e) {
+                    cfg.fail(key, std::string(e.what()) + at());
+                }
+                if (!(T > 0.0)) cfg.fail(key + ".T", "wall temperature " + std::to_string(T) +
+                                                         " is not positive" + at());
+                const double un = U[0] * n[0] + U[1] * n[1] + U[2] * n[2];
+                if (std::abs(un) > 1e-8 * (1.0 + std::sqrt(U[0] * U[0] + U[1] * U[1] + U[2] * U[2])))
                     cfg.fail(key + ".U", "wall velocity must be tangential to patch '" + bc.patch +
-                                             "' (U.n = " + std::to_string(un) + " on a face)");
+                                             "' (U.n = " + std::to_string(un) + at() + ")");
             }
         } else if (bc.type == "periodic") {
             auto it = by_name.find(bc.partner);

@@ -238,7 +238,7 @@ void parse_velocity_section(Config& cfg, CaseSetup& s, int mesh_dim) {
     if (cfg.has("forces") && !cfg.is_map("forces"))
         cfg.fail("forces", "expected a map with 'acceleration: [a_x, a_y, a_z]'");
     if (cfg.has("forces")) {
-        const Vec3 a = cfg.get<Vec3>("forces.acceleration");
+        const Vec3 a = cfg.get_or<Vec3>("forces.acceleration", Vec3{0, 0, 0});
         for (int d = 0; d < 3; ++d) {
             cfg.check_range("forces.acceleration", a[d], -1e300, 1e300);
             if (d >= s.velocity_config.dim && a[d] != 0.0)

@@ -2,6 +2,8 @@
 // geometric vectors (periodic images and boundary mirror images included).
 #include "ugks/solver/solver_static.hpp"
 
+#include <memory>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -109,6 +111,13 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
     S.face_bc.assign(S.nf, -1);
     S.face_kind.assign(S.nf, kInterior);
     S.sym_index.assign(S.nf, -1);
+    S.ghost_index.assign(S.nf, -1);
+    S.ghost_face.clear();
+    S.wall_T.assign(S.nf, 0.0);
+    S.wall_U.assign(3 * S.nf, 0.0);
+    std::vector<std::unique_ptr<WallValues>> wall_values;
+    for (const auto& bc : setup.boundaries)
+        wall_values.push_back(bc.type == "diffuse_wall" ? std::make_unique<WallValues>(bc) : nullptr);
     for (index_t f = 0; f < S.nf; ++f) {
         if (mesh.face_neighbour[f] >= 0) continue;
         const std::string& patch = mesh.patch_names.at(mesh.face_patch[f]);
@@ -119,11 +128,18 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
         if (type == "periodic")
             throw InputError("boundaries." + patch + ": periodic face " +
                              std::to_string(local.global_face[f]) + " has no partner face");
-        S.face_kind[f] = type == "diffuse_wall" ? kDiffuseWall
-                         : type == "symmetry"   ? kSymmetry
-                         : type == "outflow"    ? kOutflow
-                                                : kGhostMaxwellian;
+        S.face_kind[f] = setup.boundaries[S.face_bc[f]].face_kind();
         if (setup.boundaries[S.face_bc[f]].reflects()) S.sym_index[f] = S.nsym++;
+        if (S.face_kind[f] == kDiffuseWall) {
+            const WallValues& wv = *wall_values[S.face_bc[f]];
+            S.wall_T[f] = wv.T(mesh.face_centroid[f]);
+            const Vec3 U = wv.U(mesh.face_centroid[f]);
+            for (int d = 0; d < 3; ++d) S.wall_U[3 * f + d] = U[d];
+        }
+        if (S.face_kind[f] == kGhostMaxwellian) {
+            S.ghost_index[f] = static_cast<index_t>(S.ghost_face.size());
+            S.ghost_face.push_back(f);
+        }
     }
 
     // Geometric vectors. shift(f): the neighbour's image is x_R + shift.

@@ -8,12 +8,34 @@
 
 #include "ugks/core/timer.hpp"
 #include "ugks/physics/kinetic.hpp"
+#include "ugks/solver/kernels/bc_pressure.hpp"
 
 namespace ugks {
 
-void wall_data_from_flux(const double* F, double dtw, const Vec3& Uw, WallFaceData& wd) {
+void wall_data_from_flux(const double* F, double dtw, const double* Uw, WallFaceData& wd) {
     for (int d = 0; d < 3; ++d) wd.P[d] = F[1 + d] / dtw;
     wd.qw = F[4] / dtw - (Uw[0] * wd.P[0] + Uw[1] * wd.P[1] + Uw[2] * wd.P[2]);
+}
+
+bool fixed_ghost_states(const CaseSetup& setup, const SolverStatic& S, const phys::GasParams& gas,
+                        std::vector<double>& W, std::vector<phys::EqConst>& eq) {
+    const std::size_t ng = S.ghost_face.size();
+    W.assign(5 * ng, 0.0);
+    eq.assign(ng, phys::EqConst{});
+    bool pressure = false;
+    for (std::size_t k = 0; k < ng; ++k) {
+        const BoundaryCondition& bc = setup.boundaries[S.face_bc[S.ghost_face[k]]];
+        if (bc.ghost_mode() != kern::kGhostFixed) {
+            pressure = true;
+            continue;
+        }
+        phys::Prim g;
+        g.rho = bc.rho;
+        for (int d = 0; d < 3; ++d) g.U[d] = bc.U[d];
+        g.lambda = 1.0 / bc.T;
+        kern::ghost_state(g, gas, &W[5 * k], eq[k]);
+    }
+    return pressure;
 }
 
 void residual_norms(const PhaseSpaceLayout& layout, const double parts[7], StepResult& r) {

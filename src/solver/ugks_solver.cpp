@@ -14,6 +14,7 @@
 #include "ugks/core/timer.hpp"
 #include "ugks/solver/implicit_ops.hpp"
 #include "ugks/solver/kernels/bc_diffuse_wall.hpp"
+#include "ugks/solver/kernels/bc_pressure.hpp"
 #include "ugks/solver/kernels/bc_symmetry.hpp"
 #include "ugks/solver/kernels/face_input.hpp"
 #include "ugks/solver/kernels/time_step.hpp"
@@ -86,18 +87,9 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     m_Fsum.assign(5 * static_cast<std::size_t>(m_s.nf), 0.0);
     m_mom.assign(17 * static_cast<std::size_t>(m_s.no), 0.0);
     m_cell_eq.assign(m_s.no, phys::EqConst{});
-    // Per boundary condition: the ghost state (far field / inflow) and its Maxwellian.
-    const double zero_q[3] = {0, 0, 0};
-    for (const auto& bc : setup.boundaries) {
-        phys::Prim g;
-        g.rho = bc.rho;
-        for (int d = 0; d < 3; ++d) g.U[d] = bc.U[d];
-        g.lambda = 1.0 / bc.T;
-        std::array<double, 5> W{};
-        phys::prim_to_cons(g, m_gas.N, W.data());
-        m_bc_W.push_back(W);
-        m_bc_eq.push_back(phys::eq_const(g, zero_q, m_gas));
-    }
+    // Per ghost face (far field, inflow, pressure inlet/outlet): the ghost state and its
+    // Maxwellian; the fixed ones now, the pressure faces' in every cell_states (ghost_states).
+    m_pressure_faces = fixed_ghost_states(setup, m_s, m_gas, m_ghost_W, m_ghost_eq);
     m_halo = HaloExchange(layout.comm_x, local.halo);
     m_local_dt = setup.time.steady();
     if (m_local_dt) {
@@ -237,12 +229,12 @@ void UgksSolver::face_precompute(double dt) {
     for (index_t f = 0; f < m_s.nf; ++f) {
         const int kind = m_s.face_kind[f];
         if (is_kinetic_boundary(kind)) continue;
-        const int bc = m_s.face_bc[f];
         phys::FaceInput in{};
         kern::face_input(kind, f, m_mesh.face_owner[f], m_mesh.face_neighbour[f], m_W.data(),
                          m_gradW.data(), m_q.data(), m_s.cell_centroid.data(),
                          m_s.face_centroid.data(), m_s.normal.data(), m_s.face_dxR.data(),
-                         bc >= 0 ? m_bc_W[bc].data() : nullptr, in);
+                         kind == kGhostMaxwellian ? &m_ghost_W[5 * m_s.ghost_index[f]] : nullptr,
+                         in);
         phys::face_equilibrium(in, m_gas, m_local_dt ? m_dtf[f] : dt, m_fc[f]);
     }
 }
@@ -267,7 +259,8 @@ void UgksSolver::wall_densities() {
                 }
         }
         if (B.type == "symmetry") continue;
-        const phys::EqConst unit = kern::wall_const(1.0, B.T, B.U.data(), m_gas);
+        const phys::EqConst unit =
+            kern::wall_const(1.0, m_s.wall_T[f], &m_s.wall_U[3 * f], m_gas);
         double num = 0.0, den = 0.0;
         phys::detail::with_dim(m_gas.D, [&](auto Dc) {
             constexpr int D = decltype(Dc)::value;
@@ -382,7 +375,8 @@ void UgksSolver::sweep(double dt) {
                     const bool wall = kind == kDiffuseWall;
                     const double dtw = m_local_dt ? m_dtf[f] : dt;
                     const phys::EqConst Ew =
-                        wall ? kern::wall_const(m_rho_wall[f], BC.T, BC.U.data(), m_gas)
+                        wall ? kern::wall_const(m_rho_wall[f], m_s.wall_T[f],
+                                                &m_s.wall_U[3 * f], m_gas)
                              : phys::EqConst{};
                     const index_t row = m_s.sym_index[f];  // -1: a fully diffuse wall
                     const index_t* mir = &m_s.mirror[std::max(BC.symmetry_axis, 0) * ns];
@@ -410,7 +404,8 @@ void UgksSolver::sweep(double dt) {
                     // owner's state, zero gradient) on the incoming side
                     const phys::FaceCoeffs& fc = m_fc[f];
                     const bool ghost_maxwellian = kind == kGhostMaxwellian;
-                    const phys::EqConst& Eg = m_bc_eq[m_s.face_bc[f]];
+                    const phys::EqConst& Eg =
+                        ghost_maxwellian ? m_ghost_eq[m_s.ghost_index[f]] : phys::EqConst{};
                     const double* dxL = &m_s.face_dxL[3 * f];
                     for (int v = 0; v < B; ++v) {
                         const index_t s = s0 + v;
@@ -551,8 +546,7 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
     }
     for (auto& wd : m_wall) {
         const index_t f = wd.local_face;
-        wall_data_from_flux(&F[5 * f], m_local_dt ? m_dtf[f] : dt,
-                            m_setup.boundaries[m_s.face_bc[f]].U, wd);
+        wall_data_from_flux(&F[5 * f], m_local_dt ? m_dtf[f] : dt, &m_s.wall_U[3 * f], wd);
     }
     const double parts[7] = {res[0],  res[1] + res[2] + res[3],   res[4], absW[0], mom_scale,
                              absW[4], static_cast<double>(m_s.no)};
@@ -641,7 +635,19 @@ void UgksSolver::exchange_macro() {
 
 void UgksSolver::cell_states() {
     compute_prims();
+    if (m_pressure_faces) ghost_states();
     cell_tables();
+}
+
+void UgksSolver::ghost_states() {
+    for (std::size_t k = 0; k < m_s.ghost_face.size(); ++k) {
+        const index_t f = m_s.ghost_face[k];
+        const BoundaryCondition& bc = m_setup.boundaries[m_s.face_bc[f]];
+        const int mode = bc.ghost_mode();
+        if (mode == kern::kGhostFixed) continue;
+        const phys::Prim g = kern::pressure_ghost(mode, bc.p, bc.T, m_prim[m_mesh.face_owner[f]]);
+        kern::ghost_state(g, m_gas, &m_ghost_W[5 * k], m_ghost_eq[k]);
+    }
 }
 
 void UgksSolver::advance(double dt) {

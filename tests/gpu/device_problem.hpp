@@ -105,6 +105,31 @@ parallel: {block_size: 32}
 output: {directory: out_unused, every: 0}
 )";
 
+// A channel between two walls driven by a pressure inlet and outlet (issue 17), with a denser block.
+inline const char* const kPressureChannel = R"(
+name: gpu_pressure_channel
+gas: {Kn: 0.1, omega: 0.81, Pr: 0.6666666666666666}
+mesh:
+  source: box
+  box: {dim: 2, cells: [12, 8], lo: [0, 0], hi: [2.4, 1.0]}
+velocity: {type: half_range_gauss_hermite, counts: [12, 10]}
+boundaries:
+  xmin: {type: pressure_inlet, p: 0.6, T: 1.2}
+  xmax: {type: pressure_outlet, p: 0.45}
+  ymin: {type: diffuse_wall, T: 1.0}
+  ymax: {type: diffuse_wall, T: 1.0}
+initial:
+  rho: 1.0
+  U: [0.0, 0.0]
+  T: 1.0
+  regions:
+    - {lo: [0.4, 0.2], hi: [0.8, 0.6], rho: 1.3, T: 1.1, U: [0.1, 0.05]}
+numerics: {order: 2, limiter: venkatakrishnan}
+time: {steps: 20}
+parallel: {block_size: 16}
+output: {directory: out_unused, every: 0}
+)";
+
 /// Everything a solver refers to, built as run_case does (collective over `comm`).
 struct Problem {
     Config cfg;

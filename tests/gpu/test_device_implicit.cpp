@@ -116,6 +116,18 @@ TEST(DeviceImplicit, ClosedPeriodicChannelMatchesCpu) {
          "mesh.box.stretch_symmetric=true", "time.steps=8"},
         "implicit periodic", true);
 }
+TEST(DeviceImplicit, ClosedPeriodicChannelWithBodyForceMatchesCpu) {
+    // the force rate in the macroscopic residual and in the microscopic right-hand side
+    implicit_cpu_vs_device(
+        kPeriodicCase,
+        {"time.mode=steady", "time.steady_method=implicit", "mesh.box.stretch=[1.0, 1.5]",
+         "mesh.box.stretch_symmetric=true", "time.steps=8", "forces.acceleration=[0.2, -0.1]"},
+        "implicit periodic body force", true);
+}
+TEST(DeviceImplicit, PressureChannelMatchesCpu) {
+    implicit_cpu_vs_device(kPressureChannel, with(kImplicit, {"time.steps=10"}),
+                           "implicit pressure channel", false);
+}
 TEST(DeviceImplicit, OpenSymmetryFarFieldOutflowMatchesCpu) {
     implicit_cpu_vs_device(kSymmetryCase, with(kImplicit, {"time.steps=10"}), "implicit symmetry",
                            false);

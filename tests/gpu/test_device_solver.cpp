@@ -124,6 +124,15 @@ TEST(DeviceSolver, CavityPartlySpecularWallsMatchesCpu) {
                    "parallel.block_size=20", "time.steps=12"},
                   "cavity accommodation");
 }
+TEST(DeviceSolver, PeriodicChannelWithBodyForceMatchesCpu) {
+    // forces.acceleration (issue 17): the force source of both stages, the macroscopic trapezoid
+    // and the interface solution's force slope
+    cpu_vs_device(kPeriodicCase, {"forces.acceleration=[0.2, -0.1]"}, "periodic body force");
+}
+TEST(DeviceSolver, PressureChannelMatchesCpu) {
+    // pressure inlet/outlet ghost states from the owners (issue 17), padded block
+    cpu_vs_device(kPressureChannel, {"parallel.block_size=13"}, "pressure channel");
+}
 TEST(DeviceSolver, SodMatchesCpu) { cpu_vs_device(kSod, {}, "sod"); }
 TEST(DeviceSolver, SymmetryFarFieldOutflowMatchesCpu) {
     cpu_vs_device(kSymmetryCase, {}, "symmetry");

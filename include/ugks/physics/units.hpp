@@ -68,6 +68,8 @@ struct ReferenceState {
     Vec3 input_velocity(const Vec3& u) const {
         return {input_speed(u[0]), input_speed(u[1]), input_speed(u[2])};
     }
+    /// p_hat = p / (rho_ref C_ref^2) (a pressure [Pa]).
+    double input_pressure(double p) const { return si_input ? p / (density * speed * speed) : p; }
     /// a_hat = a t_ref / C_ref = a L_ref / C_ref^2 (an acceleration [m/s^2]).
     double input_acceleration(double a) const { return si_input ? a * time / speed : a; }
 

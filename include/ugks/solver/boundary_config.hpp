@@ -1,11 +1,14 @@
 #pragma once
 #include <array>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ugks/core/types.hpp"
 #include "ugks/physics/units.hpp"
+#include "ugks/solver/kernels/bc_pressure.hpp"
+#include "ugks/solver/kernels/face_kind.hpp"
 
 namespace ugks {
 class Config;
@@ -14,18 +17,29 @@ struct Mesh;
 /// Boundary condition of one mesh patch (the `boundaries` section: one entry per patch name).
 /// Types (docs/formulation.md section 8): diffuse_wall (T, U, accommodation: Maxwell's diffuse
 /// fraction, the rest reflected specularly), far_field and inflow (rho, U, T: ghost Maxwellian),
-/// outflow (zero gradient), symmetry (specular, axis-aligned planes only), periodic (partner
-/// patch).
+/// outflow (zero gradient), pressure_inlet (p, T) and pressure_outlet (p): ghost Maxwellians
+/// rebuilt each step from the owner (section 8.5), symmetry (specular, axis-aligned planes only),
+/// periodic (partner patch).
 struct BoundaryCondition {
     std::string patch;
     std::string type;
     double rho = 1.0;     ///< far_field / inflow density (nondimensional)
-    double T = 1.0;       ///< wall or far-field temperature (nondimensional)
+    double T = 1.0;       ///< wall, far-field or pressure-inlet temperature (nondimensional)
+    double p = 0.5;       ///< pressure_inlet / pressure_outlet pressure (nondimensional, rho T / 2)
     Vec3 U{0, 0, 0};      ///< wall velocity (tangential) or far-field velocity
     std::string partner;  ///< periodic partner patch
     /// diffuse_wall: Maxwell's accommodation coefficient alpha in [0, 1] (1: fully diffuse; the
     /// fraction 1 - alpha is reflected specularly, which needs an axis-aligned plane)
     double accommodation = 1.0;
+    /// diffuse_wall: T and the components of U as expressions of the position (x, y, z in the
+    /// case's units) where they vary over the patch; empty: the constant T, U above
+    /// (core/expression.hpp, docs/usage.md). `units` converts their values and coordinates.
+    std::string T_expr;
+    std::array<std::string, 3> U_expr;
+    ReferenceState units;
+    bool varies() const {
+        return !T_expr.empty() || !U_expr[0].empty() || !U_expr[1].empty() || !U_expr[2].empty();
+    }
     int symmetry_axis = -1;  ///< symmetry, and walls with accommodation < 1: the velocity axis
                              ///< normal to the plane (set by check_boundaries)
     /// A specular part: a symmetry plane or a wall with accommodation < 1 (the owner's values at
@@ -33,6 +47,35 @@ struct BoundaryCondition {
     bool reflects() const {
         return type == "symmetry" || (type == "diffuse_wall" && accommodation < 1.0);
     }
+    /// The FaceKind of its faces (periodic faces are interior: kInterior).
+    int face_kind() const {
+        return type == "diffuse_wall" ? kDiffuseWall
+               : type == "symmetry"   ? kSymmetry
+               : type == "outflow"    ? kOutflow
+               : type == "periodic"   ? kInterior
+                                      : kGhostMaxwellian;
+    }
+    /// kGhostMaxwellian faces: how the ghost state is set (kern::GhostMode).
+    int ghost_mode() const {
+        return type == "pressure_inlet"    ? kern::kGhostPressureInlet
+               : type == "pressure_outlet" ? kern::kGhostPressureOutlet
+                                           : kern::kGhostFixed;
+    }
+};
+
+/// The temperature and velocity of a diffuse wall at a point x (solver units): its constants, or
+/// its expressions evaluated at x in the case's units and converted (both backends read them per
+/// face from SolverStatic::wall_T, wall_U).
+class WallValues {
+public:
+    explicit WallValues(const BoundaryCondition& bc);
+    ~WallValues();
+    double T(const Vec3& x) const;
+    Vec3 U(const Vec3& x) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m;
 };
 
 /// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint. rho, T

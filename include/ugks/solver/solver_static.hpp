@@ -44,6 +44,12 @@ struct SolverStatic {
     std::vector<int> face_kind;  ///< FaceKind per local face
     std::vector<int> face_bc;    ///< per local face: -1 interior, else index into setup.boundaries
     std::vector<index_t> sym_index;  ///< local face -> row of the symmetry-face store (-1)
+    /// local face -> slot of its ghost state (kGhostMaxwellian faces: far field, inflow, pressure
+    /// inlet/outlet; -1 otherwise), and the face of each slot
+    std::vector<index_t> ghost_index, ghost_face;
+    /// per local face: the diffuse wall's temperature and velocity there (WallValues; 0 on other
+    /// faces): constant over a patch or the case's expressions of the position
+    std::vector<double> wall_T, wall_U;
     index_t nsym = 0;
 
     std::vector<index_t> lsq_off;  ///< per owned cell: first cell-face slot (CSR, n_owned + 1)

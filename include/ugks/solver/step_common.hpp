@@ -2,16 +2,24 @@
 /// Host-side parts of the step that both backends share: the wall data of a face from its flux,
 /// the residual norms, the failure message and the agreement of all ranks on a failure.
 #include <string>
+#include <vector>
 
 #include "ugks/core/types.hpp"
 #include "ugks/parallel/layout.hpp"
+#include "ugks/solver/solver_static.hpp"
 #include "ugks/solver/ugks_solver.hpp"
 
 namespace ugks {
 
 /// Wall data from the face flux F (5, time-integrated over the face step dtw, per unit area):
 /// P = momentum flux / dt, q_w = energy flux / dt - U_w . P (docs/formulation.md section 9).
-void wall_data_from_flux(const double* F, double dtw, const Vec3& Uw, WallFaceData& wd);
+void wall_data_from_flux(const double* F, double dtw, const double* Uw, WallFaceData& wd);
+
+/// The ghost states of the fixed ghost faces (far field, inflow) per ghost slot of S
+/// (S.ghost_face): W (5 per slot) and the Maxwellian constants; pressure inlet/outlet slots are
+/// left for kern::pressure_ghost each step. Returns whether there is a pressure slot.
+bool fixed_ghost_states(const CaseSetup& setup, const SolverStatic& S, const phys::GasParams& gas,
+                        std::vector<double>& W, std::vector<phys::EqConst>& eq);
 
 /// Residual norms of a step from the sums over the owned cells (summed here over comm_x):
 /// parts = {sum (drho/dt)^2, sum |d(rho U)/dt|^2, sum (d(rho E)/dt)^2, sum |rho|, sum rho (|U| +

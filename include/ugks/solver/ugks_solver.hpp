@@ -97,6 +97,8 @@ private:
     void rescale_mass_W();     ///< W scaled back to the mass of m_Wold (closed domain)
 
     void compute_prims();
+    /// The ghost states of the pressure inlet/outlet faces from their owners' prims.
+    void ghost_states();
     /// 2 V_i / sum_f S_f s_f,i: the CFL bound of owned cell i per unit CFL number (section 7), the
     /// rule of both the global and the local (steady mode) time step.
     double cfl_ratio(index_t i) const;
@@ -135,8 +137,9 @@ private:
     phys::GasParams m_gas;
     SolverStatic m_s;  ///< velocity tables, face kinds, LSQ data, geometric vectors
     std::vector<phys::EqConst> m_cell_eq;       ///< per owned cell: equilibrium constants
-    std::vector<std::array<double, 5>> m_bc_W;  ///< per boundary condition: W of its state
-    std::vector<phys::EqConst> m_bc_eq;         ///< per boundary condition: its state's Maxwellian
+    std::vector<double> m_ghost_W;          ///< per ghost slot (S.ghost_face): W of its state
+    std::vector<phys::EqConst> m_ghost_eq;  ///< per ghost slot: its state's Maxwellian
+    bool m_pressure_faces = false;          ///< a pressure inlet/outlet face on this rank
 
     // state
     std::vector<double> m_W, m_Wold, m_gradW, m_q, m_tau;  ///< per local cell: 5, 5, 15, 3, 1

@@ -22,10 +22,10 @@ struct BcDev {
     int kind = 0;      ///< FaceKind
     int axis = 0;      ///< symmetry, partly specular wall: velocity axis normal to the plane
     double alpha = 1;  ///< diffuse wall: accommodation coefficient
+    int ghost_mode = 0;  ///< ghost faces: kern::GhostMode
     double rho = 1, T = 1;
+    double p = 0.5;  ///< pressure inlet / outlet
     double U[3] = {0, 0, 0};
-    double W[5] = {0, 0, 0, 0, 0};  ///< far field / inflow: W of the ghost state
-    phys::EqConst eq;               ///< far field / inflow: the ghost state's Maxwellian
 };
 
 /// Everything the kernels read or write: device pointers and sizes (captured by value).
@@ -50,6 +50,16 @@ struct Ctx {
     const double *u = nullptr, *w = nullptr, *axis_x = nullptr;
     const int* slot_idx = nullptr;
     const BcDev* bcs = nullptr;
+    /// ghost faces (far field, inflow, pressure inlet/outlet): slot per local face (-1), face per
+    /// slot, and per slot the ghost state's W (5) and Maxwellian
+    const index_t* ghost_index = nullptr;
+    const index_t* ghost_face = nullptr;
+    double* ghost_W = nullptr;
+    phys::EqConst* ghost_eq = nullptr;
+    index_t nghost = 0;
+    /// per local face: diffuse-wall temperature and velocity (SolverStatic::wall_T, wall_U)
+    const double* wall_T = nullptr;
+    const double* wall_U = nullptr;
     // state
     double *W = nullptr, *gradW = nullptr, *q = nullptr, *tau = nullptr, *stress = nullptr;
     phys::Prim* prim = nullptr;

@@ -41,6 +41,12 @@ struct UgksSolverDevice::Impl {
     DeviceArray<int> d_kind, d_bc, d_slot_idx;
     DeviceArray<double> d_u, d_w, d_axis_x;
     DeviceArray<BcDev> d_bcs;
+    DeviceArray<index_t> d_ghost_index, d_ghost_face;
+    DeviceArray<double> d_ghost_W;
+    DeviceArray<phys::EqConst> d_ghost_eq;
+    DeviceArray<double> d_wall_T, d_wall_U;
+    index_t nghost = 0;
+    bool pressure_faces = false;  ///< a pressure inlet/outlet face on this rank
     DeviceArray<double> d_W, d_Wold, d_gradW, d_q, d_tau, d_stress, d_h, d_b, d_Facc, d_rho_wall,
         d_sym_h, d_sym_b, d_cellE, d_faceE, d_mom;
     DeviceArray<phys::Prim> d_prim;
@@ -135,7 +141,7 @@ struct UgksSolverDevice::Impl {
         macro_halo(d_W.data(), 5);
         macro_halo(d_q.data(), 3);
     }
-    void cell_states() { compute_prims(); }
+    void cell_states();  ///< compute_prims, then the pressure faces' ghost states
     bool local_steps() const { return local_dt; }
     bool implicit_steps() const { return implicit; }
     bool closed_domain() const { return closed; }

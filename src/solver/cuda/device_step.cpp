@@ -31,6 +31,14 @@ void UgksSolverDevice::Impl::compute_prims() {
     }
 }
 
+void UgksSolverDevice::Impl::cell_states() {
+    compute_prims();
+    if (pressure_faces && nghost > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_ghost_states", compute,
+                          k_ghost_states<<<grid_for(nghost), kThreads, 0, compute>>>(C));
+    }
+}
+
 double UgksSolverDevice::Impl::compute_dt() {
     double ratio = HUGE_VAL;
     if (S.no > 0) {
@@ -395,7 +403,7 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
     // wall data (steady mode: the face's step dt_f), residual norms, failure agreement
     for (index_t iw = 0; iw < nw; ++iw)
         wall_data_from_flux(&wallF[5 * iw], local_dt ? wall_dtf[iw] : dt,
-                            setup.boundaries[S.face_bc[wall[iw].local_face]].U, wall[iw]);
+                            &S.wall_U[3 * wall[iw].local_face], wall[iw]);
     const double parts[7] = {red[0], red[1] + red[2] + red[3], red[4], red[5], red[7],
                              red[6], static_cast<double>(S.no)};
     residual_norms(layout, parts, r);

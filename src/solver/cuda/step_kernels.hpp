@@ -4,6 +4,7 @@
 // physics/kinetic.hpp (one thread per (cell, velocity), or a thread group per (face, block)).
 #include "device_ctx.hpp"
 #include "ugks/solver/kernels/bc_diffuse_wall.hpp"
+#include "ugks/solver/kernels/bc_pressure.hpp"
 #include "ugks/solver/kernels/bc_symmetry.hpp"
 #include "ugks/solver/kernels/face_input.hpp"
 #include "ugks/solver/kernels/flux.hpp"
@@ -22,6 +23,18 @@ __global__ void k_prims(Ctx C) {
     C.prim[i] = phys::cons_to_prim(&C.W[5 * i], C.gas.N);
     C.tau[i] = phys::relaxation_time(C.prim[i], C.gas);
     C.cell_eq[i] = phys::eq_const(C.prim[i], &C.q[3 * i], C.gas);
+}
+
+/// The ghost states of the pressure inlet/outlet faces from their owners' prims (section 8.5),
+/// per ghost slot (fixed slots: far field, inflow, are left as set up).
+__global__ void k_ghost_states(Ctx C) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= C.nghost) return;
+    const index_t f = C.ghost_face[k];
+    const BcDev& bc = C.bcs[C.bc[f]];
+    if (bc.ghost_mode == kern::kGhostFixed) return;
+    const phys::Prim g = kern::pressure_ghost(bc.ghost_mode, bc.p, bc.T, C.prim[C.owner[f]]);
+    kern::ghost_state(g, C.gas, &C.ghost_W[5 * k], C.ghost_eq[k]);
 }
 
 __global__ void k_cell_tables(Ctx C) {
@@ -80,7 +93,8 @@ __global__ void k_face_pre(Ctx C, double dt) {
     if (is_kinetic_boundary(kind)) return;
     phys::FaceInput in{};
     kern::face_input(kind, f, C.owner[f], C.neigh[f], C.W, C.gradW, C.q, C.ccent, C.fcent, C.normal,
-                     C.dxR, kind == kInterior ? nullptr : C.bcs[C.bc[f]].W, in);
+                     C.dxR, kind == kGhostMaxwellian ? &C.ghost_W[5 * C.ghost_index[f]] : nullptr,
+                     in);
     phys::FaceCoeffs out;
     phys::face_equilibrium(in, C.gas, C.local_dt ? C.dtf[f] : dt, out);
     C.fc[f] = out;
@@ -97,10 +111,9 @@ __global__ void k_wall_sums(Ctx C, const index_t* faces, index_t nw, double* sum
     const index_t f = faces[iw];
     double acc[2] = {0.0, 0.0};
     if (C.kind[f] == kDiffuseWall) {
-        const BcDev& bc = C.bcs[C.bc[f]];
         const index_t i = C.owner[f];
         const double* n = &C.normal[3 * f];
-        const phys::EqConst unit = kern::wall_const(1.0, bc.T, bc.U, C.gas);
+        const phys::EqConst unit = kern::wall_const(1.0, C.wall_T[f], &C.wall_U[3 * f], C.gas);
         phys::detail::with_dim(C.gas.D, [&](auto Dc) {
             for (index_t s = threadIdx.x; s < C.ns; s += blockDim.x) {
                 const index_t m = s / C.B, v = s % C.B;
@@ -211,7 +224,8 @@ __device__ __forceinline__ void face_velocity_flux(
             const double* sb = HB && row >= 0 ? &C.sym_b[row * C.ns] : nullptr;
             const index_t sm = C.mirror[bc.axis * C.ns + s];
             if (wall) {
-                const phys::EqConst Ew = kern::wall_const(C.rho_wall[f], bc.T, bc.U, C.gas);
+                const phys::EqConst Ew =
+                    kern::wall_const(C.rho_wall[f], C.wall_T[f], &C.wall_U[3 * f], C.gas);
                 kern::wall_incident<D, HB>(Ew, u, bc.alpha, sm, sh, sb, hin, bin);
             } else {
                 kern::symmetry_incident<HB>(sm, sh, sb, hin, bin);
@@ -244,7 +258,7 @@ __device__ __forceinline__ void face_velocity_flux(
             }
         }
     } else if (kind == kGhostMaxwellian) {
-        phys::maxwellian_pair<D, HB>(C.bcs[C.bc[f]].eq, u, hf, bf);
+        phys::maxwellian_pair<D, HB>(C.ghost_eq[C.ghost_index[f]], u, hf, bf);
     } else {
         hf = h[B * L + v];
         if (HB) bf = b[B * L + v];

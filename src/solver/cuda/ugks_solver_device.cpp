@@ -24,6 +24,7 @@
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/device/cuda_check.hpp"
+#include "ugks/solver/step_common.hpp"
 #include "ugks/solver/step_phases.hpp"
 
 namespace ugks {
@@ -80,26 +81,36 @@ void UgksSolverDevice::Impl::setup_all() {
     std::vector<BcDev> bcs;
     for (const auto& bc : setup.boundaries) {
         BcDev d;
-        d.kind = bc.type == "diffuse_wall" ? kDiffuseWall
-                 : bc.type == "symmetry"   ? kSymmetry
-                 : bc.type == "outflow"    ? kOutflow
-                                           : kGhostMaxwellian;
+        d.kind = bc.face_kind();
+        d.ghost_mode = bc.ghost_mode();
         d.axis = bc.symmetry_axis < 0 ? 0 : bc.symmetry_axis;
         d.alpha = bc.accommodation;
         d.rho = bc.rho;
         d.T = bc.T;
+        d.p = bc.p;
         for (int c = 0; c < 3; ++c) d.U[c] = bc.U[c];
-        phys::Prim g;
-        g.rho = bc.rho;
-        for (int c = 0; c < 3; ++c) g.U[c] = bc.U[c];
-        g.lambda = 1.0 / bc.T;
-        phys::prim_to_cons(g, gas.N, d.W);
-        const double zero_q[3] = {0, 0, 0};
-        d.eq = phys::eq_const(g, zero_q, gas);
         bcs.push_back(d);
     }
     if (bcs.empty()) bcs.push_back(BcDev{});
     d_bcs = upload("static:boundaries", bcs);
+    // ghost faces: the fixed states now, the pressure faces' in every cell_states
+    {
+        std::vector<double> gW;
+        std::vector<phys::EqConst> geq;
+        pressure_faces = fixed_ghost_states(setup, S, gas, gW, geq);
+        nghost = static_cast<index_t>(S.ghost_face.size());
+        if (gW.empty()) {
+            gW.assign(5, 0.0);
+            geq.assign(1, phys::EqConst{});
+        }
+        d_ghost_index = upload("static:ghost_index", S.ghost_index);
+        d_ghost_face = upload("static:ghost_face",
+                              S.ghost_face.empty() ? std::vector<index_t>{0} : S.ghost_face);
+        d_ghost_W = upload("macro:ghost_W", gW);
+        d_ghost_eq = upload("macro:ghost_eq", geq);
+        d_wall_T = upload("static:wall_T", S.wall_T);
+        d_wall_U = upload("static:wall_U", S.wall_U);
+    }
 
     // wall faces (diffuse and symmetry, as UgksSolver::m_wall) and the rows of owner values at
     // t^n of the faces with a specular part (symmetry, walls with accommodation < 1)
@@ -247,6 +258,13 @@ void UgksSolverDevice::Impl::setup_all() {
     c.axis_x = d_axis_x.data();
     c.slot_idx = d_slot_idx.data();
     c.bcs = d_bcs.data();
+    c.ghost_index = d_ghost_index.data();
+    c.ghost_face = d_ghost_face.data();
+    c.ghost_W = d_ghost_W.data();
+    c.ghost_eq = d_ghost_eq.data();
+    c.nghost = nghost;
+    c.wall_T = d_wall_T.data();
+    c.wall_U = d_wall_U.data();
     c.W = d_W.data();
     c.gradW = d_gradW.data();
     c.q = d_q.data();

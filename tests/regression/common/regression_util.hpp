@@ -176,7 +176,7 @@ inline Csv read_csv(const std::string& path) {
     std::string line;
     bool header = true;
     while (std::getline(in, line)) {
-        if (line.empty()) continue;
+        if (line.empty() || line[0] == '#') continue;  // comment lines (surface_final.csv)
         std::stringstream ss(line);
         std::string cell;
         std::vector<std::string> cells;

@@ -151,6 +151,7 @@ TEST(GasUnits, DensityKeysAreEquivalentAndConversionsRoundTrip) {
     const ReferenceState& r = a.ref;
     // p_hat = 1/2 at the reference state (p = rho R T = rho C^2 / 2).
     EXPECT_NEAR(r.si_pressure(0.5) / r.pressure, 1.0, 1e-14);
+    EXPECT_NEAR(r.input_pressure(r.pressure), 0.5, 1e-14);  // pressure_inlet/outlet p in Pa
     for (double v : {0.0137, 1.0, 42.5, 3.2e4}) {
         EXPECT_NEAR(r.si_length(r.input_length(v)) / v, 1.0, 1e-15);
         EXPECT_NEAR(r.si_time(r.input_time(v)) / v, 1.0, 1e-15);
@@ -306,6 +307,8 @@ initial:
     - {lo: [0.0, 0.0], hi: [0.005, 0.005], rho: 0.002}
 time:
   end_time: 1.0e-4
+forces:
+  acceleration: [9.81, -2.0e6]
 output:
   probes:
     - {name: mid, from: [0.005, 0.0], to: [0.005, 0.005], points: 3}
@@ -357,8 +360,11 @@ output:
     EXPECT_NEAR(initial_state_at(s, Vec3{0.25, 0.25, 0}).rho, 0.002 / rho_ref, 1e-14);
     EXPECT_NEAR(initial_state_at(s, Vec3{0.75, 0.25, 0}).rho, 1.0, 1e-15);
 
-    // Time and probes.
+    // Time, body force (a_hat = a L_ref / C_ref^2) and probes.
     EXPECT_NEAR(s.time.end_time, 1.0e-4 / (0.01 / C), 1e-12);
+    EXPECT_NEAR(s.forces.acceleration[0] / (9.81 * 0.01 / (C * C)), 1.0, 1e-14);
+    EXPECT_NEAR(s.forces.acceleration[1] / (-2.0e6 * 0.01 / (C * C)), 1.0, 1e-14);
+    EXPECT_EQ(s.forces.acceleration[2], 0.0);
     ASSERT_EQ(s.output.probes.size(), 1u);
     EXPECT_NEAR(s.output.probes[0].from[0], 0.5, 1e-15);
     EXPECT_NEAR(s.output.probes[0].to[1], 0.5, 1e-15);

@@ -1,6 +1,7 @@
 #pragma once
 /// Face kinds of the UGKS step: the boundary type of a local face (interior and periodic faces
-/// are kInterior). One kernel file per boundary kind: bc_diffuse_wall.hpp, bc_symmetry.hpp; the
+/// are kInterior). One kernel file per boundary kind: bc_diffuse_wall.hpp, bc_symmetry.hpp,
+/// bc_pressure.hpp (the ghost states of pressure inlets/outlets, kGhostMaxwellian faces); the
 /// far-field / inflow and outflow ghosts are in face_input.hpp (and the sweeps' upwind choice).
 
 namespace ugks {

@@ -54,6 +54,27 @@ UGKS_HOST_DEVICE inline void add_force_increment(const double Wn[5], const doubl
     dW[4] += 0.5 * dt * (S0[4] + S1[4]);
 }
 
+/// The face sum of stage 1 at one velocity v of owned cell i: r = sum_f sigma S_f Phi_f (6.3a),
+/// sarea the signed areas of the cell's face entries cf_off[i]..cf_off[i+1], phi [face][B] (b:
+/// phi_b, null without b). Local time steps (dtf not null): each face's flux is a rate over its
+/// step dt_f, scaled to the cell's step dt_i.
+template <bool HB>
+UGKS_HOST_DEVICE inline void face_flux_sum(index_t i, int B, int v, const index_t* cf_off,
+                                           const index_t* cf, const double* sarea,
+                                           const double* dtc, const double* dtf,
+                                           const double* phi_h, const double* phi_b, double& rh,
+                                           double& rb) {
+    rh = 0.0;
+    rb = 0.0;
+    for (index_t k = cf_off[i]; k < cf_off[i + 1]; ++k) {
+        const index_t f = cf[k];
+        double sS = sarea[k];
+        if (dtf) sS *= dtc[i] / dtf[f];  // rate Phi_f / dt_f times dt_i
+        rh += sS * phi_h[f * B + v];
+        if (HB) rb += sS * phi_b[f * B + v];
+    }
+}
+
 /// Stage 2 (6.3b): f^{n+1} = (f* + c f+ + src) / (1 + c) with f+ of step n+1, inv1c = 1 / (1 +
 /// c), src the body-force source over dt/2 with the state of step n+1 (0 without a force).
 UGKS_HOST_DEVICE inline double stage2_value(double fstar, double c, double inv1c, double fplus,
