@@ -214,10 +214,12 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
                 } catch (const InputError& e) {
                     cfg.fail(key, std::string(e.what()) + at());
                 }
-                if (!(T > 0.0)) cfg.fail(key + ".T", "wall temperature " + std::to_string(T) +
-                                                         " is not positive" + at());
+                if (!(T > 0.0))
+                    cfg.fail(key + ".T",
+                             "wall temperature " + std::to_string(T) + " is not positive" + at());
                 const double un = U[0] * n[0] + U[1] * n[1] + U[2] * n[2];
-                if (std::abs(un) > 1e-8 * (1.0 + std::sqrt(U[0] * U[0] + U[1] * U[1] + U[2] * U[2])))
+                if (std::abs(un) >
+                    1e-8 * (1.0 + std::sqrt(U[0] * U[0] + U[1] * U[1] + U[2] * U[2])))
                     cfg.fail(key + ".U", "wall velocity must be tangential to patch '" + bc.patch +
                                              "' (U.n = " + std::to_string(un) + at() + ")");
             }

@@ -242,10 +242,10 @@ void parse_velocity_section(Config& cfg, CaseSetup& s, int mesh_dim) {
         for (int d = 0; d < 3; ++d) {
             cfg.check_range("forces.acceleration", a[d], -1e300, 1e300);
             if (d >= s.velocity_config.dim && a[d] != 0.0)
-                cfg.fail("forces.acceleration",
-                         "component " + std::to_string(d) + " must be 0 with a " +
-                             std::to_string(s.velocity_config.dim) +
-                             "D velocity grid (velocity.dim)");
+                cfg.fail("forces.acceleration", "component " + std::to_string(d) +
+                                                    " must be 0 with a " +
+                                                    std::to_string(s.velocity_config.dim) +
+                                                    "D velocity grid (velocity.dim)");
             s.forces.acceleration[d] = s.gas.ref.input_acceleration(a[d]);
         }
     }

@@ -6,7 +6,6 @@
 // weights 1 and 0, and velocities are read from one array per component. The CUDA schedules
 // (src/solver/cuda/) call the same kernel functions with one thread per velocity.
 #include <cmath>
-#include <type_traits>
 
 #include "ugks/core/types.hpp"
 #include "ugks/physics/kinetic.hpp"
@@ -134,43 +133,54 @@ inline void stage1_lane(const phys::EqConst& C, double u0, double u1, double u2,
     const double H = phys::maxwellian_H<D>(C, u);
     double B, Hp, Bp;
     phys::shakhov_parts<D, SB>(C, u, H, B, Hp, Bp);
-    const double s = FORCE ? kern::force_factor<D>(aF, span, u) : 0.0;
-    h = kern::stage1_value(h, rh, invV, c, H + Hp, s * H);
-    if (SB) b = kern::stage1_value(b, rb, invV, c, B + Bp, s * B);
+    if constexpr (FORCE) {
+        const double s = kern::force_factor<D>(aF, span, u);
+        h = kern::stage1_value(h, rh, invV, c, H + Hp, s * H);
+        if (SB) b = kern::stage1_value(b, rb, invV, c, B + Bp, s * B);
+    } else {
+        h = kern::stage1_value(h, rh, invV, c, H + Hp);
+        if (SB) b = kern::stage1_value(b, rb, invV, c, B + Bp);
+    }
 }
 
 /// Stage 1 (section 6.3) of one cell and block, in place (stage1_lane per velocity); rh, rb: sum
-/// over the faces of sigma S Phi; aF: the cell's body-force slope (null without a force), span =
-/// dt/2.
-template <int D, bool SB>
-inline void stage1_cell(int B, const phys::EqConst& Cin, const BlockVel& V, double* __restrict h,
-                        double* __restrict b, const double* __restrict rh,
-                        const double* __restrict rb, double invV, double c,
-                        const phys::Slope* aFp, double span) {
+/// over the faces of sigma S Phi; FORCE: the body-force source of the cell's slope aF over span =
+/// dt/2. (The loops are written per FORCE, not in a lambda: GCC 12 does not vectorize an
+/// `omp simd` reduction over variables a lambda captures by reference.)
+template <int D, bool SB, bool FORCE>
+inline void stage1_cell_loop(int B, const phys::EqConst& Cin, const BlockVel& V,
+                             double* __restrict h, double* __restrict b,
+                             const double* __restrict rh, const double* __restrict rb, double invV,
+                             double c, const phys::Slope& aFin, double span) {
     const phys::EqConst C = Cin;
-    const phys::Slope aF = aFp ? *aFp : phys::Slope{};
+    const phys::Slope aF = aFin;
     const double* __restrict ux = V.ux;
     const double* __restrict uy = V.uy;
     const double* __restrict uz = V.uz;
-    const auto run = [&](auto Fc) {
-        constexpr bool F = decltype(Fc)::value;
-        if constexpr (SB) {
+    if constexpr (SB) {
 #pragma omp simd
-            for (int v = 0; v < B; ++v)
-                stage1_lane<D, true, F>(C, ux[v], uy[v], uz[v], h[v], b[v], rh[v], rb[v], invV, c,
+        for (int v = 0; v < B; ++v)
+            stage1_lane<D, true, FORCE>(C, ux[v], uy[v], uz[v], h[v], b[v], rh[v], rb[v], invV, c,
                                         aF, span);
-        } else {
-            double unused = 0.0;
+    } else {
+        double unused = 0.0;
 #pragma omp simd
-            for (int v = 0; v < B; ++v)
-                stage1_lane<D, false, F>(C, ux[v], uy[v], uz[v], h[v], unused, rh[v], 0.0, invV,
-                                         c, aF, span);
-        }
-    };
-    if (aFp)
-        run(std::true_type{});
+        for (int v = 0; v < B; ++v)
+            stage1_lane<D, false, FORCE>(C, ux[v], uy[v], uz[v], h[v], unused, rh[v], 0.0, invV, c,
+                                         aF, span);
+    }
+}
+
+/// Stage 1 of one cell and block; aF: the cell's body-force slope (null without a force).
+template <int D, bool SB>
+inline void stage1_cell(int B, const phys::EqConst& C, const BlockVel& V, double* __restrict h,
+                        double* __restrict b, const double* __restrict rh,
+                        const double* __restrict rb, double invV, double c, const phys::Slope* aF,
+                        double span) {
+    if (aF)
+        stage1_cell_loop<D, SB, true>(B, C, V, h, b, rh, rb, invV, c, *aF, span);
     else
-        run(std::false_type{});
+        stage1_cell_loop<D, SB, false>(B, C, V, h, b, rh, rb, invV, c, phys::Slope{}, span);
 }
 
 /// Stage 2 of one velocity (kern::stage2_value, with the body-force source of the new state when
@@ -190,10 +200,12 @@ inline void stage2_lane(const phys::EqConst& C, double u0, double u1, double u2,
         double B, Hp, Bp;
         phys::shakhov_parts<D, SB>(C, u, H, B, Hp, Bp);
         const double s = FORCE ? kern::force_factor<D>(aF, span, u) : 0.0;
-        hv = kern::stage2_value(hv, c, inv, H + Hp, s * H);
+        hv = FORCE ? kern::stage2_value(hv, c, inv, H + Hp, s * H)
+                   : kern::stage2_value(hv, c, inv, H + Hp);
         h = hv;
         if (SB) {
-            bv = kern::stage2_value(bv, c, inv, B + Bp, s * B);
+            bv = FORCE ? kern::stage2_value(bv, c, inv, B + Bp, s * B)
+                       : kern::stage2_value(bv, c, inv, B + Bp);
             b = bv;
         }
     }
@@ -202,46 +214,51 @@ inline void stage2_lane(const phys::EqConst& C, double u0, double u1, double u2,
 }
 
 /// Stage 2 (section 6.3) of one cell and block (stage2_lane per velocity) and the raw moments of
-/// the result added to M[17]; aF: the cell's body-force slope of the new state (null without a
-/// force), span = dt/2.
-template <int D, bool SB, bool UPDATE>
-inline void stage2_cell(int B, const phys::EqConst& Cin, const BlockVel& V, double* __restrict h,
-                        double* __restrict b, double c, const phys::Slope* aFp, double span,
-                        double M[17]) {
+/// the result added to M[17]; FORCE: the body-force source of the new state's slope aF over span =
+/// dt/2 (loops per FORCE: see stage1_cell_loop).
+template <int D, bool SB, bool UPDATE, bool FORCE>
+inline void stage2_cell_loop(int B, const phys::EqConst& Cin, const BlockVel& V,
+                             double* __restrict h, double* __restrict b, double c,
+                             const phys::Slope& aFin, double span, double M[17]) {
     const double inv = 1.0 / (1.0 + c);
     const phys::EqConst C = Cin;
-    const phys::Slope aF = aFp ? *aFp : phys::Slope{};
+    const phys::Slope aF = aFin;
     const double* __restrict ux = V.ux;
     const double* __restrict uy = V.uy;
     const double* __restrict uz = V.uz;
     const double* __restrict wt = V.w;
     double m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, m7 = 0, m8 = 0, m9 = 0, m10 = 0,
            m11 = 0, m12 = 0, m13 = 0, m14 = 0, m15 = 0, m16 = 0;
-    const auto run = [&](auto Fc) {
-        constexpr bool F = decltype(Fc)::value;
-        if constexpr (SB) {
+    if constexpr (SB) {
 #pragma omp simd reduction(+ : m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, \
                                m15, m16)
-            for (int v = 0; v < B; ++v)
-                stage2_lane<D, true, UPDATE, F>(C, ux[v], uy[v], uz[v], wt[v], h[v], b[v], c, inv,
+        for (int v = 0; v < B; ++v)
+            stage2_lane<D, true, UPDATE, FORCE>(C, ux[v], uy[v], uz[v], wt[v], h[v], b[v], c, inv,
                                                 aF, span, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9,
                                                 m10, m11, m12, m13, m14, m15, m16);
-        } else {
-            double unused = 0.0;
+    } else {
+        double unused = 0.0;
 #pragma omp simd reduction(+ : m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12)
-            for (int v = 0; v < B; ++v)
-                stage2_lane<D, false, UPDATE, F>(C, ux[v], uy[v], uz[v], wt[v], h[v], unused, c,
+        for (int v = 0; v < B; ++v)
+            stage2_lane<D, false, UPDATE, FORCE>(C, ux[v], uy[v], uz[v], wt[v], h[v], unused, c,
                                                  inv, aF, span, m0, m1, m2, m3, m4, m5, m6, m7, m8,
                                                  m9, m10, m11, m12, m13, m14, m15, m16);
-        }
-    };
-    if (UPDATE && aFp)
-        run(std::true_type{});
-    else
-        run(std::false_type{});
+    }
     const double sums[17] = {m0, m1,  m2,  m3,  m4,  m5,  m6,  m7, m8,
                              m9, m10, m11, m12, m13, m14, m15, m16};
     for (int k = 0; k < 17; ++k) M[k] += sums[k];
+}
+
+/// Stage 2 of one cell and block and its raw moments; aF: the new state's body-force slope (null
+/// without a force).
+template <int D, bool SB, bool UPDATE>
+inline void stage2_cell(int B, const phys::EqConst& C, const BlockVel& V, double* __restrict h,
+                        double* __restrict b, double c, const phys::Slope* aF, double span,
+                        double M[17]) {
+    if (UPDATE && aF)
+        stage2_cell_loop<D, SB, UPDATE, true>(B, C, V, h, b, c, *aF, span, M);
+    else
+        stage2_cell_loop<D, SB, UPDATE, false>(B, C, V, h, b, c, phys::Slope{}, span, M);
 }
 
 /// Limited least-squares gradient of one block at owned cell i (sections 4.2-4.3): g [3][B] =

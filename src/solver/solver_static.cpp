@@ -2,11 +2,10 @@
 // geometric vectors (periodic images and boundary mirror images included).
 #include "ugks/solver/solver_static.hpp"
 
-#include <memory>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 
 #include "ugks/core/error.hpp"
 #include "ugks/physics/kinetic.hpp"
@@ -117,7 +116,8 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
     S.wall_U.assign(3 * S.nf, 0.0);
     std::vector<std::unique_ptr<WallValues>> wall_values;
     for (const auto& bc : setup.boundaries)
-        wall_values.push_back(bc.type == "diffuse_wall" ? std::make_unique<WallValues>(bc) : nullptr);
+        wall_values.push_back(bc.type == "diffuse_wall" ? std::make_unique<WallValues>(bc)
+                                                        : nullptr);
     for (index_t f = 0; f < S.nf; ++f) {
         if (mesh.face_neighbour[f] >= 0) continue;
         const std::string& patch = mesh.patch_names.at(mesh.face_patch[f]);

@@ -259,8 +259,7 @@ void UgksSolver::wall_densities() {
                 }
         }
         if (B.type == "symmetry") continue;
-        const phys::EqConst unit =
-            kern::wall_const(1.0, m_s.wall_T[f], &m_s.wall_U[3 * f], m_gas);
+        const phys::EqConst unit = kern::wall_const(1.0, m_s.wall_T[f], &m_s.wall_U[3 * f], m_gas);
         double num = 0.0, den = 0.0;
         phys::detail::with_dim(m_gas.D, [&](auto Dc) {
             constexpr int D = decltype(Dc)::value;
@@ -374,10 +373,9 @@ void UgksSolver::sweep(double dt) {
                     // plane (the owner's state at t^n at the mirrored slot)
                     const bool wall = kind == kDiffuseWall;
                     const double dtw = m_local_dt ? m_dtf[f] : dt;
-                    const phys::EqConst Ew =
-                        wall ? kern::wall_const(m_rho_wall[f], m_s.wall_T[f],
-                                                &m_s.wall_U[3 * f], m_gas)
-                             : phys::EqConst{};
+                    const phys::EqConst Ew = wall ? kern::wall_const(m_rho_wall[f], m_s.wall_T[f],
+                                                                     &m_s.wall_U[3 * f], m_gas)
+                                                  : phys::EqConst{};
                     const index_t row = m_s.sym_index[f];  // -1: a fully diffuse wall
                     const index_t* mir = &m_s.mirror[std::max(BC.symmetry_axis, 0) * ns];
                     const double* sh = row >= 0 ? &m_sym_h[row * ns] : nullptr;
@@ -478,7 +476,8 @@ void UgksSolver::sweep(double dt) {
             }
             const double dti = m_local_dt ? m_dtc[i] : dt;
             const double c = 0.5 * dti / m_tau[i];
-            const phys::Slope aF = phys::force_slope(m_cell_eq[i].U, m_cell_eq[i].lambda, m_gas.acc);
+            const phys::Slope aF =
+                phys::force_slope(m_cell_eq[i].U, m_cell_eq[i].lambda, m_gas.acc);
             dispatch_dsb(m_gas.D, m_s.store_b, [&](auto Dc, auto SBc) {
                 cpu::stage1_cell<decltype(Dc)::value, decltype(SBc)::value>(
                     B, m_cell_eq[i], V, h + B * i, b ? b + B * i : nullptr, rh, rb, invV, c,

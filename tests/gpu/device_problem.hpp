@@ -105,7 +105,8 @@ parallel: {block_size: 32}
 output: {directory: out_unused, every: 0}
 )";
 
-// A channel between two walls driven by a pressure inlet and outlet (issue 17), with a denser block.
+// A channel between two walls driven by a pressure inlet and outlet (issue 17), with a denser
+// block.
 inline const char* const kPressureChannel = R"(
 name: gpu_pressure_channel
 gas: {Kn: 0.1, omega: 0.81, Pr: 0.6666666666666666}

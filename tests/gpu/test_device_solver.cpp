@@ -133,6 +133,14 @@ TEST(DeviceSolver, PressureChannelMatchesCpu) {
     // pressure inlet/outlet ghost states from the owners (issue 17), padded block
     cpu_vs_device(kPressureChannel, {"parallel.block_size=13"}, "pressure channel");
 }
+TEST(DeviceSolver, CavityWithWallExpressionsMatchesCpu) {
+    // wall T and U varying over the patches (issue 17): per-face values on both backends
+    cpu_vs_device(
+        kCavityCase,
+        {"boundaries.xmax.T=1.2 + 0.6 * y", "boundaries.ymax.U=[0.3 * sin(_pi * x / 1.2), 0]",
+         "boundaries.ymin.T=1 + 0.2 * x"},
+        "cavity wall expressions");
+}
 TEST(DeviceSolver, SodMatchesCpu) { cpu_vs_device(kSod, {}, "sod"); }
 TEST(DeviceSolver, SymmetryFarFieldOutflowMatchesCpu) {
     cpu_vs_device(kSymmetryCase, {}, "symmetry");

@@ -102,11 +102,11 @@ TEST(DeviceSteady, ClosedPeriodicChannelMatchesCpu) {
                          "steady periodic", true);
 }
 TEST(DeviceSteady, ClosedPeriodicChannelWithBodyForceMatchesCpu) {
-    steady_cpu_vs_device(kPeriodicCase,
-                         {"time.mode=steady", "mesh.box.stretch=[1.0, 1.5]",
-                          "mesh.box.stretch_symmetric=true", "time.steps=25",
-                          "forces.acceleration=[0.2, -0.1]"},
-                         "steady periodic body force", true);
+    steady_cpu_vs_device(
+        kPeriodicCase,
+        {"time.mode=steady", "mesh.box.stretch=[1.0, 1.5]", "mesh.box.stretch_symmetric=true",
+         "time.steps=25", "forces.acceleration=[0.2, -0.1]"},
+        "steady periodic body force", true);
 }
 TEST(DeviceSteady, OpenSymmetryFarFieldOutflowMatchesCpu) {
     steady_cpu_vs_device(kSymmetryCase, with(kStretched, {"time.steps=30"}), "steady symmetry",

@@ -136,7 +136,7 @@ private:
     const VelocityBlocks& m_blocks;
     phys::GasParams m_gas;
     SolverStatic m_s;  ///< velocity tables, face kinds, LSQ data, geometric vectors
-    std::vector<phys::EqConst> m_cell_eq;       ///< per owned cell: equilibrium constants
+    std::vector<phys::EqConst> m_cell_eq;   ///< per owned cell: equilibrium constants
     std::vector<double> m_ghost_W;          ///< per ghost slot (S.ghost_face): W of its state
     std::vector<phys::EqConst> m_ghost_eq;  ///< per ghost slot: its state's Maxwellian
     bool m_pressure_faces = false;          ///< a pressure inlet/outlet face on this rank

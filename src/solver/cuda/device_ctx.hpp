@@ -19,9 +19,9 @@ constexpr int kMaxGroup = 256;  ///< largest thread group of the per-(face|cell,
 
 /// Boundary condition as the kernels see it.
 struct BcDev {
-    int kind = 0;      ///< FaceKind
-    int axis = 0;      ///< symmetry, partly specular wall: velocity axis normal to the plane
-    double alpha = 1;  ///< diffuse wall: accommodation coefficient
+    int kind = 0;        ///< FaceKind
+    int axis = 0;        ///< symmetry, partly specular wall: velocity axis normal to the plane
+    double alpha = 1;    ///< diffuse wall: accommodation coefficient
     int ghost_mode = 0;  ///< ghost faces: kern::GhostMode
     double rho = 1, T = 1;
     double p = 0.5;  ///< pressure inlet / outlet

@@ -279,6 +279,12 @@ void UgksSolverDevice::Impl::sweep(double dt) {
                 UGKS_TIMED_LAUNCH((*this), "k_stage1", compute,
                                   k_stage1<decltype(d)::value, decltype(hb_)::value>
                                   <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, dt));
+                if (phys::has_force(gas)) {  // stage 1's body-force source (section 6.7)
+                    UGKS_TIMED_LAUNCH(
+                        (*this), "k_force_source", compute,
+                        k_force_source<decltype(d)::value, decltype(hb_)::value>
+                        <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, m + 1, dt));
+                }
             });
         }
     };
@@ -430,6 +436,12 @@ void UgksSolverDevice::Impl::stage2_and_moments(double dt) {
     if (dt > 0) compute_prims();
     if (S.no > 0) {
         dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+            if (dt > 0 && phys::has_force(gas)) {  // stage 2's source, state n+1 (section 6.7)
+                UGKS_TIMED_LAUNCH(
+                    (*this), "k_force_source", compute,
+                    k_force_source<decltype(d)::value, decltype(hb_)::value>
+                    <<<grid_for(S.nblk * S.no * S.B), kThreads, 0, compute>>>(C, 0, S.nblk, dt));
+            }
             UGKS_TIMED_LAUNCH((*this), "k_stage2", compute,
                               k_stage2<decltype(d)::value, decltype(hb_)::value>
                               <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C, dt));

@@ -389,23 +389,43 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
     kern::face_flux_sum<HB>(i, B, v, C.cf_off, C.cf, C.cf_sarea, C.dtc,
                             C.local_dt ? C.dtf : nullptr, C.phi_h, C.phi_b, rh, rb);
     const double invV = 1.0 / C.vol[i];
-    const double dti = C.local_dt ? C.dtc[i] : dt;
-    const double c = 0.5 * dti / C.tau[i];
+    const double c = 0.5 * (C.local_dt ? C.dtc[i] : dt) / C.tau[i];
+    const index_t s = static_cast<index_t>(m) * B + v;
+    double u[3];
+    load_u<D>(C, s, u);
+    double hp, bp;
+    phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp, bp);
+    const index_t idx = (static_cast<index_t>(m) * C.nc + i) * B + v;
+    C.h[idx] = kern::stage1_value(C.h[idx], rh, invV, c, hp);
+    if (HB) C.b[idx] = kern::stage1_value(C.b[idx], rb, invV, c, bp);
+}
+
+/// The body-force source (section 6.7) of one stage, added in place to the distribution of the
+/// owned cells in blocks m0 <= m < m1 (per (cell, velocity); only launched with a force): f +=
+/// force_factor(a_F of the cell's current state, dt_i / 2) g. After k_stage1 it completes stage 1
+/// (kern::stage1_value with src); before k_stage2, with the state of step n+1, it is the source of
+/// stage 2 (kern::stage2_value with src adds it to f* first): the CPU's values to the bit.
+template <int D, bool HB>
+__global__ void k_force_source(Ctx C, int m0, int m1, double dt) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    const int B = C.B;
+    const index_t per_block = C.no * B;
+    if (k >= (m1 - m0) * per_block) return;
+    const int m = m0 + static_cast<int>(k / per_block);
+    index_t i;
+    int v;
+    split_cell_vel(k % per_block, B, i, v);
     const index_t s = static_cast<index_t>(m) * B + v;
     double u[3];
     load_u<D>(C, s, u);
     const phys::EqConst& E = C.cell_eq[i];
     const double H = cell_maxwellian<D>(C, i, s, u);
-    double Bm, Hp, Bp;
-    phys::shakhov_parts<D, HB>(E, u, H, Bm, Hp, Bp);
-    // body force (section 6.7): the source over dt/2 with the state of step n
-    const double sf = phys::has_force(C.gas)
-                          ? kern::force_factor<D>(phys::force_slope(E.U, E.lambda, C.gas.acc),
-                                                  0.5 * dti, u)
-                          : 0.0;
+    const double sf = kern::force_factor<D>(phys::force_slope(E.U, E.lambda, C.gas.acc),
+                                            0.5 * (C.local_dt ? C.dtc[i] : dt), u);
     const index_t idx = (static_cast<index_t>(m) * C.nc + i) * B + v;
-    C.h[idx] = kern::stage1_value(C.h[idx], rh, invV, c, H + Hp, sf * H);
-    if (HB) C.b[idx] = kern::stage1_value(C.b[idx], rb, invV, c, Bm + Bp, sf * Bm);
+    C.h[idx] = kern::with_source(C.h[idx], sf * H);
+    const double Bm = E.Bfac * H;  // phys::shakhov_parts B
+    if (HB) C.b[idx] = kern::with_source(C.b[idx], sf * Bm);
 }
 
 /// W^{n+1} per owned cell (section 6.1) and the cell's residual parts (8 columns: (dW/dt)^2 for 5
@@ -470,13 +490,8 @@ __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
     __shared__ double s_part[NM * (kMaxGroup / 32)];
     const index_t i = blockIdx.x;
     const int B = C.B;
-    const double dti = C.local_dt ? C.dtc[i] : dt;
-    const double c = dt > 0 ? 0.5 * dti / C.tau[i] : 0.0;
+    const double c = dt > 0 ? 0.5 * (C.local_dt ? C.dtc[i] : dt) / C.tau[i] : 0.0;
     const double inv = 1.0 / (1.0 + c);
-    const phys::EqConst& E = C.cell_eq[i];
-    // body force (section 6.7): the source over dt/2 with the state of step n+1
-    const bool force = dt > 0 && phys::has_force(C.gas);
-    const phys::Slope aF = phys::force_slope(E.U, E.lambda, C.gas.acc);
     double M[NM];
 #pragma unroll
     for (int k = 0; k < NM; ++k) M[k] = 0.0;
@@ -489,14 +504,13 @@ __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
             load_u<D>(C, s, u);
             double hv = h[v], bv = HB ? b[v] : 0.0;
             if (dt > 0) {
-                const double H = cell_maxwellian<D>(C, i, s, u);
-                double Bm, Hp, Bp;
-                phys::shakhov_parts<D, HB>(E, u, H, Bm, Hp, Bp);
-                const double sf = force ? kern::force_factor<D>(aF, 0.5 * dti, u) : 0.0;
-                hv = kern::stage2_value(hv, c, inv, H + Hp, sf * H);
+                double hp, bp;
+                phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp,
+                                             bp);
+                hv = kern::stage2_value(hv, c, inv, hp);
                 h[v] = hv;
                 if (HB) {
-                    bv = kern::stage2_value(bv, c, inv, Bm + Bp, sf * Bm);
+                    bv = kern::stage2_value(bv, c, inv, bp);
                     b[v] = bv;
                 }
             }

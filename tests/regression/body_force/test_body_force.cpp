@@ -27,15 +27,15 @@
 // regime the two are the same problem with rho a = -dp/dx: the reduced flow rate G = Mdot v0 /
 // (H^2 (-dp/dx)) is taken in the fully developed middle third (Mdot = int rho U_x dy per cell
 // column of the cell averages, equal there to 1e-4, the difference between cell-centred rho U and
-// the face mass fluxes on 12 columns; dp/dx a least-squares line through the column-mean pressures),
-// the force-driven G = Q / a is shifted to the measured mid-channel delta with dG/ddelta = 1/6.
-// Measured: 20 cells: G_p 2.6587, G_f 2.6638 (-0.19 %); 40 cells: 2.7334, 2.7360 (-0.093 %); the
-// refinement itself changes G by 2.8 %, so the two agree within the discretization error and
-// approach each other with it (80 cells with 24 columns, not run here: -0.05 %; 24 instead of 12
-// columns changes G_p by 1e-5). Bounds: 0.35 % and 0.15 %, and the
-// difference at least 1.7x smaller at 40 cells. A pressure face that took the owner's density
-// instead of 2 p / T (zero-gradient outflow) drives no flow at all; a wrong sign of the inlet/outlet
-// roles reverses it.
+// the face mass fluxes on 12 columns; dp/dx a least-squares line through the column-mean
+// pressures), the force-driven G = Q / a is shifted to the measured mid-channel delta with
+// dG/ddelta = 1/6. Measured: 20 cells: G_p 2.6587, G_f 2.6638 (-0.19 %); 40 cells: 2.7334, 2.7360
+// (-0.093 %); the refinement itself changes G by 2.8 %, so the two agree within the discretization
+// error and approach each other with it (80 cells with 24 columns, not run here: -0.05 %; 24
+// instead of 12 columns changes G_p by 1e-5). Bounds: 0.35 % and 0.15 %, and the difference at
+// least 1.7x smaller at 40 cells. A pressure face that took the owner's density instead of 2 p / T
+// (zero-gradient outflow) drives no flow at all; a wrong sign of the inlet/outlet roles reverses
+// it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -108,9 +108,10 @@ TEST(BodyForce, PoiseuilleBalancesAndApproachesSlipFlow) {
         EXPECT_NEAR(c.heat, a * c.Q, 1e-4 * a * c.Q) << "energy balance, delta " << deltas[k];
         const double ns = deltas[k] / 6.0 + sigma_P;
         dev[k] = c.Q / a / ns - 1.0;
-        std::printf("force-driven Poiseuille delta %g: Q/a %.6f, slip NS %.6f (%+.3f %%), wall "
-                    "force %.3e (rho a H %.3e), wall heat %.4e (a Q %.4e)\n",
-                    deltas[k], c.Q / a, ns, 100 * dev[k], c.Fy, a, c.heat, a * c.Q);
+        std::printf(
+            "force-driven Poiseuille delta %g: Q/a %.6f, slip NS %.6f (%+.3f %%), wall "
+            "force %.3e (rho a H %.3e), wall heat %.4e (a Q %.4e)\n",
+            deltas[k], c.Q / a, ns, 100 * dev[k], c.Fy, a, c.heat, a * c.Q);
     }
     EXPECT_GT(dev[0], 0.0);
     EXPECT_GT(dev[1], 0.0);
@@ -127,10 +128,9 @@ struct PressureChannel {
 /// channel with ny cells across (H = 1, v0 = sqrt(T) = 1, mu = mu_ref at T = 1).
 PressureChannel run_pressure_channel(int ny, double mu) {
     PressureChannel r;
-    const SolverRun run =
-        run_solver(case_file("body_force", "pressure_channel.yaml"),
-                   {"mesh.box.cells=[12, " + std::to_string(ny) + "]"},
-                   "pressure_channel_" + std::to_string(ny));
+    const SolverRun run = run_solver(case_file("body_force", "pressure_channel.yaml"),
+                                     {"mesh.box.cells=[12, " + std::to_string(ny) + "]"},
+                                     "pressure_channel_" + std::to_string(ny));
     EXPECT_TRUE(run_completed(run));
     if (run.code != 0) return r;
     EXPECT_TRUE(read_summary(run.dir)["steady"]["converged"].get<bool>());
@@ -186,9 +186,10 @@ TEST(BodyForce, PressureAndForceDrivenChannelsGiveTheSameFlowRate) {
         const double G_force = Q / 0.002 + (pc.delta - 10.0) / 6.0;
         G[k] = pc.G;
         dev[k] = pc.G / G_force - 1.0;
-        std::printf("channel, %d cells across: pressure-driven G %.5f at delta %.4f, force-driven "
-                    "G %.5f (%+.3f %%); Mdot spread in the middle third %.1e\n",
-                    cells[k], pc.G, pc.delta, G_force, 100 * dev[k], pc.mdot_spread);
+        std::printf(
+            "channel, %d cells across: pressure-driven G %.5f at delta %.4f, force-driven "
+            "G %.5f (%+.3f %%); Mdot spread in the middle third %.1e\n",
+            cells[k], pc.G, pc.delta, G_force, 100 * dev[k], pc.mdot_spread);
         EXPECT_LE(pc.mdot_spread, 5e-4);
         EXPECT_NEAR(pc.delta, 10.0, 0.01);
     }

@@ -98,9 +98,10 @@ TEST(WallExpressions, LinearWallTemperatureConductsLikeFourier) {
             }
         const double side = heat / len / std::abs(qF);
         dev_F[k] = q2 / qF - 1.0;
-        std::printf("linear wall temperature, %d cells: centre q_x/q_F 2D %.4f, 1D plates %.4f "
-                    "(2D/1D %+.2f %%); mid-span side-wall heat %.2f %% of q_F\n",
-                    n, q2 / qF, q1 / qF, 100 * (q2 / q1 - 1), 100 * side);
+        std::printf(
+            "linear wall temperature, %d cells: centre q_x/q_F 2D %.4f, 1D plates %.4f "
+            "(2D/1D %+.2f %%); mid-span side-wall heat %.2f %% of q_F\n",
+            n, q2 / qF, q1 / qF, 100 * (q2 / q1 - 1), 100 * side);
         EXPECT_NEAR(q2 / q1, 1.0, k == 0 ? 0.06 : 0.03);
         EXPECT_LT(side, k == 0 ? 0.06 : 0.035);
         if (!::testing::Test::HasFailure()) {

@@ -412,8 +412,8 @@ TEST(FaceEquilibrium, BodyForceMatchesBruteForceQuadrature) {
         g0.acc[0] = g0.acc[1] = g0.acc[2] = 0.0;
         phys::face_equilibrium(in, g0, dt, fc0);
         const Brute br = brute_face(in, g, dt);
-        const std::string what = "D " + std::to_string(fcase.D) + " seed " +
-                                 std::to_string(fcase.seed);
+        const std::string what =
+            "D " + std::to_string(fcase.D) + " seed " + std::to_string(fcase.seed);
         const phys::Slope aF = phys::force_slope(fc.p0.U, fc.p0.lambda, g.acc);
         const double r = fc.tc.q2 / fc.tc.q3;
         phys::Slope A = fc.A;

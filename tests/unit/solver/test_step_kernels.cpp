@@ -221,7 +221,8 @@ void raw_moments_of(const DeviceArray<double>& u, const DeviceArray<double>& w,
 /// trapezoidal force increment of W over span (kern::add_force_increment, no flux change).
 template <int D>
 void force_sources(const phys::EqConst& C, const double a[3], double span, const double W[5],
-                   const DeviceArray<double>& u, DeviceArray<double>& out, DeviceArray<double>& dW) {
+                   const DeviceArray<double>& u, DeviceArray<double>& out,
+                   DeviceArray<double>& dW) {
     const auto uu = u.view();
     auto o = out.view();
     auto dv = dW.view();
@@ -291,7 +292,6 @@ TEST_F(StepKernels, BodyForceSourceHasTheMomentsOfTheForce) {
     EXPECT_NEAR(p1.lambda, p.lambda, 1e-14);
     for (int k = 0; k < 3; ++k) EXPECT_NEAR(p1.U[k], p.U[k] + span * a[k], 1e-15);
 }
-
 
 TEST_F(StepKernels, SymmetryIncidentOfPaddingSlotsIsZero) {
     // slots 0..5: mirrors 3, 2, 1, 0 and two padding slots (-1)

@@ -12,9 +12,16 @@ namespace ugks::kern {
 /// Stage 1 (6.3a) in place: f* = f - r / V + c (f+ - f) + src, r = sum over the cell's faces of
 /// sigma S Phi (invV = 1/V), c = dt / (2 tau), f+ the Shakhov equilibrium of step n, src the
 /// body-force source over dt/2 (section 6.7; 0 without a force).
+UGKS_HOST_DEVICE inline double stage1_value(double f, double r, double invV, double c,
+                                            double fplus) {
+    return f - invV * r + c * (fplus - f);
+}
+/// A source added to a distribution value (the body force, section 6.7): f + src. Stage 1 adds
+/// it after, stage 2 before the relaxation (a backend may apply it in a separate pass).
+UGKS_HOST_DEVICE inline double with_source(double f, double src) { return f + src; }
 UGKS_HOST_DEVICE inline double stage1_value(double f, double r, double invV, double c, double fplus,
-                                            double src = 0.0) {
-    return f - invV * r + c * (fplus - f) + src;
+                                            double src) {
+    return with_source(stage1_value(f, r, invV, c, fplus), src);
 }
 
 /// The body-force source factor at velocity u (docs/formulation.md section 6.7): the source of
@@ -77,9 +84,12 @@ UGKS_HOST_DEVICE inline void face_flux_sum(index_t i, int B, int v, const index_
 
 /// Stage 2 (6.3b): f^{n+1} = (f* + c f+ + src) / (1 + c) with f+ of step n+1, inv1c = 1 / (1 +
 /// c), src the body-force source over dt/2 with the state of step n+1 (0 without a force).
+UGKS_HOST_DEVICE inline double stage2_value(double fstar, double c, double inv1c, double fplus) {
+    return (fstar + c * fplus) * inv1c;
+}
 UGKS_HOST_DEVICE inline double stage2_value(double fstar, double c, double inv1c, double fplus,
-                                            double src = 0.0) {
-    return (fstar + c * fplus + src) * inv1c;
+                                            double src) {
+    return stage2_value(with_source(fstar, src), c, inv1c, fplus);
 }
 
 /// Number of raw moments per cell (section 10): sum w h (1, u, u u^T as xx xy xz yy yz zz,
