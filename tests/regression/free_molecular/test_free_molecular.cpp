@@ -222,9 +222,8 @@ INSTANTIATE_TEST_SUITE_P(HalfAndQuarter, Accommodation, ::testing::Values(0.5, 0
 //   p = (2 - alpha) p_i + alpha M sqrt(pi T_w) / 2,   tau = alpha tau_i.
 // Newton-Cotes 41 x 41 on [-5, 5]^2 integrates the half-range moments of the drifting Maxwellian to
 // about 1e-4 (measured over the five cases: p <= 9.6e-5, tau <= 8e-5; 81 x 81 on [-6, 6]: 2e-6,
-// 5e-7); t = 15
-// is the steady state (t = 40 equal to 1e-10). Bound 3e-4; alpha ignored in either part misses by 5
-// % or more.
+// 5e-7); t = 15 is the steady state (t = 40 equal to 1e-10). Bound 3e-4; alpha ignored in either
+// part misses by 5 % or more.
 class FlatPlate : public ::testing::TestWithParam<std::pair<double, double>> {};
 
 TEST_P(FlatPlate, PressureAndShearMatchSchaafChambre) {
