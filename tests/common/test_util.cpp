@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ugks/core/error.hpp"
+
 namespace ugks::test {
 
 std::string temp_dir(const std::string& tag) {
@@ -35,7 +37,9 @@ void write_file(const std::string& path, const std::string& text) {
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-std::string data_path(const std::string& name) { return std::string(UGKS_TEST_DATA_DIR) + "/" + name; }
+std::string data_path(const std::string& name) {
+    return std::string(UGKS_TEST_DATA_DIR) + "/" + name;
+}
 
 int run_command(const std::string& cmd, std::string& output) {
     output.clear();
@@ -45,6 +49,15 @@ int run_command(const std::string& cmd, std::string& output) {
     while (fgets(buf.data(), buf.size(), p)) output += buf.data();
     const int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string input_error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "<no error>";
 }
 
 }  // namespace ugks::test

@@ -205,6 +205,22 @@ const FaceCase kCases[] = {
     {3, 0, {0.0, 0.0, 1.0}, 17},
 };
 
+/// A face between two cells of the same state p (no gradients), unit normal n (first D components
+/// of (0.6, 0.8, 0.5), or x in 1D), centroids at -n/2 and +n/2.
+phys::FaceInput uniform_input(const phys::Prim& p, const phys::GasParams& g, double n[3]) {
+    phys::FaceInput in{};
+    phys::prim_to_cons(p, g.N, in.WL);
+    phys::prim_to_cons(p, g.N, in.WR);
+    const double n_raw[3] = {g.D == 1 ? 1.0 : 0.6, 0.8, 0.5};
+    unit_normal(g.D, n_raw, n);
+    for (int d = 0; d < 3; ++d) {
+        in.n[d] = n[d];
+        in.xL[d] = -0.5 * n[d];
+        in.xR[d] = 0.5 * n[d];
+    }
+    return in;
+}
+
 }  // namespace
 
 TEST(FaceEquilibrium, UniformStateGivesQ1TimesEulerFlux) {
@@ -212,17 +228,8 @@ TEST(FaceEquilibrium, UniformStateGivesQ1TimesEulerFlux) {
         for (int K_int : {0, 2}) {
             const phys::GasParams g = gas(D, K_int);
             const phys::Prim p = prim(D, 1.1, 0.45, -0.35, 0.2, 0.7);
-            phys::FaceInput in{};
-            phys::prim_to_cons(p, g.N, in.WL);
-            phys::prim_to_cons(p, g.N, in.WR);
             double n[3];
-            const double n_raw[3] = {D == 1 ? 1.0 : 0.6, 0.8, 0.5};
-            unit_normal(D, n_raw, n);
-            for (int d = 0; d < 3; ++d) {
-                in.n[d] = n[d];
-                in.xL[d] = -0.5 * n[d];
-                in.xR[d] = 0.5 * n[d];
-            }
+            const phys::FaceInput in = uniform_input(p, g, n);
             phys::FaceCoeffs fc;
             const double dt = 0.2;
             phys::face_equilibrium(in, g, dt, fc);
@@ -443,17 +450,8 @@ TEST(FaceEquilibrium, BodyForceOnAUniformGasInTheContinuumLimit) {
             g.mu_ref = 0.0;
             set_force(g);
             const phys::Prim p = prim(D, 1.1, 0.45, -0.35, 0.2, 0.7);
-            phys::FaceInput in{};
-            phys::prim_to_cons(p, g.N, in.WL);
-            phys::prim_to_cons(p, g.N, in.WR);
             double n[3];
-            const double n_raw[3] = {D == 1 ? 1.0 : 0.6, 0.8, 0.5};
-            unit_normal(D, n_raw, n);
-            for (int d = 0; d < 3; ++d) {
-                in.n[d] = n[d];
-                in.xL[d] = -0.5 * n[d];
-                in.xR[d] = 0.5 * n[d];
-            }
+            const phys::FaceInput in = uniform_input(p, g, n);
             phys::FaceCoeffs fc;
             const double dt = 0.2;
             phys::face_equilibrium(in, g, dt, fc);

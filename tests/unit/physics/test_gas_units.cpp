@@ -30,14 +30,7 @@ std::string num(double v) {
     return buf;
 }
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+std::string error_of(const std::function<void()>& f) { return test::input_error_of(f); }
 
 GasModel gas_from(const std::string& text) {
     Config c = Config::from_string(text, "case.yaml");

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "test_util.hpp"
 #include "ugks/core/config.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/expression.hpp"
@@ -17,14 +18,7 @@
 namespace ugks {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+std::string error_of(const std::function<void()>& f) { return test::input_error_of(f); }
 
 TEST(Expression, EvaluatesAndDetectsConstants) {
     const Expression e("1 + 0.5 * x - y^2 + sin(_pi * z)", "key");
