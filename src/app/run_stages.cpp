@@ -86,7 +86,8 @@ void read_case(Problem& pb) {
     pb.vel = build_velocity_grid(setup.velocity_config);
     const std::string mesh_source =
         setup.mesh_config.source == "box" ? std::string("box mesh") : setup.mesh_config.file;
-    const auto mirrors = check_boundaries(setup.boundaries, pb.mesh, cfg, mesh_source);
+    auto mirrors = check_boundaries(setup.boundaries, pb.mesh, cfg, mesh_source);
+    resolve_reflections(setup.boundaries, pb.vel, mirrors, cfg);
     connect_periodic(pb.mesh, periodic_pairs(setup.boundaries));
     cfg.check_unused();
     const int P_v = setup.parallel.velocity_ranks;

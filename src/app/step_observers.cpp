@@ -176,7 +176,14 @@ SurfaceReference surface_reference(const CaseSetup& s, const Mesh& mesh) {
     ref.lift_dir = sc.lift_direction;
     if (sc.symmetry == "auto")
         for (const auto& bc : s.boundaries) {
-            if (bc.type != "symmetry" || bc.symmetry_axis < 0) continue;
+            if (bc.type != "symmetry") continue;
+            if (bc.symmetry_axis < 0) {
+                log::info(
+                    "output.surface.symmetry: symmetry patch '{}' is not a plane normal to an "
+                    "axis and is not used as a mirror image of the body",
+                    bc.patch);
+                continue;
+            }
             const int p = mesh.patch_index(bc.patch);
             bool seen = false;
             for (const SymmetryPlane& pl : ref.symmetry) seen = seen || pl.axis == bc.symmetry_axis;

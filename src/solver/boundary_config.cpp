@@ -8,7 +8,9 @@
 #include "ugks/core/config.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/expression.hpp"
+#include "ugks/core/log.hpp"
 #include "ugks/mesh/mesh.hpp"
+#include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks {
 
@@ -61,8 +63,16 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
         BoundaryCondition bc;
         bc.patch = name;
         bc.type = cfg.get_enum(base + ".type",
-                               {"diffuse_wall", "far_field", "inflow", "outflow", "pressure_inlet",
-                                "pressure_outlet", "symmetry", "periodic"});
+                               {"diffuse_wall", "specular_wall", "far_field", "inflow", "outflow",
+                                "pressure_inlet", "pressure_outlet", "symmetry", "periodic"});
+        if (bc.type == "specular_wall") {
+            // a wall that reflects every molecule specularly: the diffuse wall with
+            // accommodation 0 (its temperature and velocity play no part: no keys)
+            bc.type = "diffuse_wall";
+            bc.accommodation = 0.0;
+            out.push_back(bc);
+            continue;
+        }
         // A scalar that is a number or an expression of x, y, z: constant ones are returned as
         // numbers (expr stays empty), the others are checked to parse and kept as text.
         auto read_field = [&](const std::string& key, std::string& expr) {
@@ -181,18 +191,14 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
         const int p = mesh.patch_index(bc.patch);
         const std::string key = "boundaries." + bc.patch;
         if (bc.reflects()) {
+            // a plane normal to an axis reflects onto the grid's own mirror velocities; any other
+            // patch interpolates (docs/formulation.md section 8.6)
             int axis = -1;
             for (int d = 0; d < 3 && planar[p]; ++d)
                 if (std::abs(std::abs(n_first[p][d]) - 1.0) < 1e-8) axis = d;
-            if (axis < 0)
-                cfg.fail(key + (bc.type == "symmetry" ? ".type" : ".accommodation"),
-                         std::string(bc.type == "symmetry" ? "symmetry patch '"
-                                                           : "a wall with accommodation < 1 ('") +
-                             bc.patch +
-                             "' must be a plane normal to the x, y or z axis (the velocity grid "
-                             "is mirrored about axis-aligned planes only)");
             bc.symmetry_axis = axis;
-            mirrors[axis] = true;
+            bc.interpolated_mirror = axis < 0;
+            if (axis >= 0) mirrors[axis] = true;
         }
         if (bc.type == "diffuse_wall") {
             // per face: a positive temperature and a tangential velocity (expressions evaluated
@@ -237,6 +243,42 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
         }
     }
     return mirrors;
+}
+
+void resolve_reflections(std::vector<BoundaryCondition>& bcs, const VelocityGrid& grid,
+                         std::array<bool, 3>& mirrors, const Config& cfg) {
+    const char* names[3] = {"x", "y", "z"};
+    for (int d = 0; d < 3; ++d) {
+        if (!mirrors[d] || !grid.is_tensor()) continue;
+        // the tolerance of make_velocity_blocks' mirror matching
+        const std::vector<double>& x = grid.axis_nodes[d];
+        const std::vector<double>& w = grid.axis_weights[d];
+        double umax = 1.0;
+        for (double v : x) umax = std::max(umax, std::abs(v));
+        bool symmetric = true;
+        for (std::size_t i = 0, n = x.size(); i < n && symmetric; ++i)
+            symmetric = std::abs(x[i] + x[n - 1 - i]) <= 1e-9 * umax &&
+                        std::abs(w[i] - w[n - 1 - i]) <= 1e-9 * std::abs(w[i]);
+        if (symmetric) continue;
+        mirrors[d] = false;
+        for (auto& bc : bcs)
+            if (bc.reflects() && bc.symmetry_axis == d && !bc.interpolated_mirror) {
+                bc.interpolated_mirror = true;
+                log::info(
+                    "boundaries.{}: the velocity grid is not symmetric about u_{} = 0; the "
+                    "specular reflection interpolates in velocity space",
+                    bc.patch, names[d]);
+            }
+    }
+    for (const auto& bc : bcs)
+        if (bc.reflects() && bc.interpolated_mirror && !grid.is_tensor())
+            cfg.fail(
+                "boundaries." + bc.patch + (bc.type == "symmetry" ? ".type" : ".accommodation"),
+                "patch '" + bc.patch +
+                    "' reflects specularly about a plane that is not a mirror plane of the "
+                    "velocity grid, which needs a tensor velocity grid to interpolate on "
+                    "(velocity.type '" +
+                    grid.kind + "' is a point list)");
 }
 
 std::vector<std::pair<std::string, std::string>> periodic_pairs(

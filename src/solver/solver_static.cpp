@@ -232,13 +232,35 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
                                            : kern::kNoLimiter;
     // Mirrored slots per velocity axis in local numbering (symmetry planes; -1: none, e.g. the
     // padding slots).
-    S.mirror.assign(3 * static_cast<std::size_t>(std::max<index_t>(1, ns)), -1);
+    S.mirror.assign(4 * static_cast<std::size_t>(std::max<index_t>(1, ns)), -1);
     for (int a = 0; a < 3; ++a)
         if (!blocks.mirror[a].empty())
             for (index_t s = 0; s < ns; ++s) {
                 const index_t gm = blocks.mirror[a][g0 + s];
                 S.mirror[a * ns + s] = gm >= 0 ? gm - g0 : -1;
             }
+    for (index_t s = 0; s < ns; ++s)
+        if (blocks.order[g0 + s] >= 0) S.mirror[kern::kInterpolatedMirror * ns + s] = s;
+    // Interpolated reflections: their faces and the tensor grid they interpolate on.
+    S.spec_ns = blocks.n_slots();
+    S.spec_g0 = g0;
+    for (index_t f = 0; f < S.nf; ++f)
+        if (S.sym_index[f] >= 0 && setup.boundaries[S.face_bc[f]].interpolated_mirror) {
+            S.spec_rows.push_back(S.sym_index[f]);
+            S.spec_faces.push_back(f);
+        }
+    if (!S.spec_rows.empty()) {
+        UGKS_REQUIRE(grid.is_tensor(), "interpolated reflection on a point-list velocity grid");
+        for (int d = 0; d < 3; ++d) {
+            S.spec_n[d] = grid.counts[d];
+            S.spec_x.insert(S.spec_x.end(), grid.axis_nodes[d].begin(), grid.axis_nodes[d].end());
+            S.spec_w.insert(S.spec_w.end(), grid.axis_weights[d].begin(),
+                            grid.axis_weights[d].end());
+        }
+        S.spec_slot.assign(grid.size(), -1);
+        for (index_t s = 0; s < blocks.n_slots(); ++s)
+            if (blocks.order[s] >= 0) S.spec_slot[blocks.order[s]] = s;
+    }
     auto flat = [](const std::vector<Vec3>& v) {
         std::vector<double> out(std::max<std::size_t>(3, 3 * v.size()), 0.0);
         for (std::size_t i = 0; i < v.size(); ++i)

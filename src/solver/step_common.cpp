@@ -5,7 +5,9 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <vector>
 
+#include "ugks/core/error.hpp"
 #include "ugks/core/timer.hpp"
 #include "ugks/physics/kinetic.hpp"
 #include "ugks/solver/kernels/bc_pressure.hpp"
@@ -15,6 +17,50 @@ namespace ugks {
 void wall_data_from_flux(const double* F, double dtw, const double* Uw, WallFaceData& wd) {
     for (int d = 0; d < 3; ++d) wd.P[d] = F[1 + d] / dtw;
     wd.qw = F[4] / dtw - (Uw[0] * wd.P[0] + Uw[1] * wd.P[1] + Uw[2] * wd.P[2]);
+}
+
+kern::SpecularGrid specular_grid(const SolverStatic& S, const double* x, const double* w,
+                                 const index_t* slot) {
+    kern::SpecularGrid G;
+    int off = 0;
+    for (int d = 0; d < 3; ++d) {
+        G.n[d] = S.spec_n[d];
+        G.x[d] = x + off;
+        G.w[d] = w + off;
+        off += S.spec_n[d];
+    }
+    G.slot = slot;
+    return G;
+}
+
+void allgather_slot_rows(MPI_Comm comm_v, const SolverStatic& S, index_t rows, double* full) {
+    int P = 1;
+    MPI_Comm_size(comm_v, &P);
+    if (P == 1 || rows == 0) return;
+    ScopedTimer t("mpi_reduction");
+    long mine[2] = {static_cast<long>(S.spec_g0), static_cast<long>(S.ns)};
+    std::vector<long> ranges(2 * static_cast<std::size_t>(P));
+    MPI_Allgather(mine, 2, MPI_LONG, ranges.data(), 2, MPI_LONG, comm_v);
+    std::vector<int> counts(P), displs(P);
+    long total = 0;
+    for (int q = 0; q < P; ++q) {
+        const long c = rows * ranges[2 * q + 1];
+        UGKS_REQUIRE(total + c <= 0x7fffffffL, "specular rows too large for MPI_Allgatherv");
+        counts[q] = static_cast<int>(c);
+        displs[q] = static_cast<int>(total);
+        total += c;
+    }
+    std::vector<double> send(static_cast<std::size_t>(rows * S.ns)), recv(total);
+    for (index_t j = 0; j < rows; ++j)
+        for (index_t s = 0; s < S.ns; ++s) send[j * S.ns + s] = full[j * S.spec_ns + S.spec_g0 + s];
+    MPI_Allgatherv(send.data(), static_cast<int>(send.size()), MPI_DOUBLE, recv.data(),
+                   counts.data(), displs.data(), MPI_DOUBLE, comm_v);
+    for (int q = 0; q < P; ++q) {
+        const long g0 = ranges[2 * q], ns = ranges[2 * q + 1];
+        for (index_t j = 0; j < rows; ++j)
+            for (long s = 0; s < ns; ++s)
+                full[j * S.spec_ns + g0 + s] = recv[displs[q] + j * ns + s];
+    }
 }
 
 bool fixed_ghost_states(const CaseSetup& setup, const SolverStatic& S, const phys::GasParams& gas,

@@ -63,6 +63,9 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
             m_wall.push_back({f, {0, 0, 0}, 0.0});
     m_sym_h.assign(m_s.nsym * ns, 0.0);
     if (m_s.store_b) m_sym_b.assign(m_s.nsym * ns, 0.0);
+    const index_t nspec = static_cast<index_t>(m_s.spec_rows.size());
+    m_spec_h.assign(nspec * m_s.spec_ns, 0.0);
+    if (m_s.store_b) m_spec_b.assign(nspec * m_s.spec_ns, 0.0);
 
     m_W.assign(5 * m_s.nc, 0.0);
     m_Wold.assign(5 * m_s.nc, 0.0);
@@ -275,6 +278,7 @@ void UgksSolver::wall_densities() {
         sums[2 * iw] = num;
         sums[2 * iw + 1] = den;
     }
+    specular_rows();
     {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM,
@@ -286,6 +290,50 @@ void UgksSolver::wall_densities() {
             m_rho_wall[f] = kern::wall_density(m_setup.boundaries[m_s.face_bc[f]].accommodation,
                                                sums[2 * iw], sums[2 * iw + 1]);
         }
+}
+
+void UgksSolver::specular_rows() {
+    const index_t nr = static_cast<index_t>(m_s.spec_rows.size());
+    if (nr == 0) return;
+    const index_t ns = m_s.ns, NS = m_s.spec_ns, g0 = m_s.spec_g0;
+    const bool SB = m_s.store_b;
+    for (index_t j = 0; j < nr; ++j)
+        for (index_t s = 0; s < ns; ++s) {
+            m_spec_h[j * NS + g0 + s] = m_sym_h[m_s.spec_rows[j] * ns + s];
+            if (SB) m_spec_b[j * NS + g0 + s] = m_sym_b[m_s.spec_rows[j] * ns + s];
+        }
+    allgather_slot_rows(m_layout.comm_v, m_s, nr, m_spec_h.data());
+    if (SB) allgather_slot_rows(m_layout.comm_v, m_s, nr, m_spec_b.data());
+    const kern::SpecularGrid G =
+        specular_grid(m_s, m_s.spec_x.data(), m_s.spec_w.data(), m_s.spec_slot.data());
+    const index_t nv = G.size();
+    const index_t* self = &m_s.mirror[kern::kInterpolatedMirror * ns];
+#pragma omp parallel for schedule(dynamic, 1)
+    for (index_t j = 0; j < nr; ++j) {
+        const index_t f = m_s.spec_faces[j], row = m_s.spec_rows[j];
+        const double* n = &m_s.normal[3 * f];
+        const double* rh = &m_spec_h[j * NS];
+        const double* rb = SB ? &m_spec_b[j * NS] : nullptr;
+        double out = 0.0, in = 0.0;
+        for (index_t k = 0; k < nv; ++k) {
+            double u[3], w;
+            kern::specular_grid_point(G, k, u, w);
+            kern::specular_mass_terms(G, rh, n, w, u, G.slot[k], out, in);
+        }
+        const double c = kern::specular_scale(out, in);
+        for (index_t s = 0; s < ns; ++s) {
+            const double* u = &m_s.u[3 * s];
+            double hs = 0.0, bs = 0.0;
+            if (self[s] >= 0 && dot3(u, n) < 0) {
+                if (SB)
+                    kern::specular_raw<true>(G, rh, rb, n, u, hs, bs);
+                else
+                    kern::specular_raw<false>(G, rh, nullptr, n, u, hs, bs);
+            }
+            m_sym_h[row * ns + s] = c * hs;
+            if (SB) m_sym_b[row * ns + s] = c * bs;
+        }
+    }
 }
 
 void UgksSolver::gradient_block(const double* f, double* grad) const {
@@ -377,7 +425,7 @@ void UgksSolver::sweep(double dt) {
                                                                      &m_s.wall_U[3 * f], m_gas)
                                                   : phys::EqConst{};
                     const index_t row = m_s.sym_index[f];  // -1: a fully diffuse wall
-                    const index_t* mir = &m_s.mirror[std::max(BC.symmetry_axis, 0) * ns];
+                    const index_t* mir = &m_s.mirror[BC.mirror_row() * ns];
                     const double* sh = row >= 0 ? &m_sym_h[row * ns] : nullptr;
                     const double* sb = row >= 0 && SB ? &m_sym_b[row * ns] : nullptr;
                     for (int v = 0; v < B; ++v) {

@@ -155,7 +155,8 @@ inline std::unique_ptr<Problem> make_problem(const std::string& yaml,
     P->mesh = load_mesh(P->setup.mesh_config);
     parse_velocity_section(P->cfg, P->setup, P->mesh.dim);
     P->vel = build_velocity_grid(P->setup.velocity_config);
-    const auto mirrors = check_boundaries(P->setup.boundaries, P->mesh, P->cfg, "box mesh");
+    auto mirrors = check_boundaries(P->setup.boundaries, P->mesh, P->cfg, "box mesh");
+    resolve_reflections(P->setup.boundaries, P->vel, mirrors, P->cfg);
     connect_periodic(P->mesh, periodic_pairs(P->setup.boundaries));
     P->cfg.check_unused();
     P->blocks = make_velocity_blocks(P->vel, P->setup.parallel.block_size,

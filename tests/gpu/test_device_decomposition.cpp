@@ -98,6 +98,19 @@ TEST(DeviceDecomposition, SymmetryPhysicalRanks) {
     invariance(kSymmetryCase, 1, kSymmetryDecomp, "symmetry P_x = np");
 }
 
+TEST(DeviceDecomposition, InterpolatedSymmetryVelocityRanks) {
+    // a grid not symmetric about the planes: the interpolated reflection reads the full rows
+    // gathered over the velocity ranks (docs/formulation.md section 8.6)
+    std::vector<std::string> ov = kSymmetryDecomp;
+    ov.push_back("velocity.offset=[0.15, -0.1]");
+    invariance(kSymmetryCase, world_size(), ov, "interpolated symmetry P_v = np");
+}
+TEST(DeviceDecomposition, InterpolatedSymmetryPhysicalRanks) {
+    std::vector<std::string> ov = kSymmetryDecomp;
+    ov.push_back("velocity.offset=[0.15, -0.1]");
+    invariance(kSymmetryCase, 1, ov, "interpolated symmetry P_x = np");
+}
+
 TEST(DeviceDecomposition, PeriodicPhysicalRanks) {
     invariance(kPeriodicCase, 1, kPeriodicDecomp, "periodic P_x = np");
 }

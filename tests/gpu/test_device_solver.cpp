@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -140,6 +141,44 @@ TEST(DeviceSolver, CavityWithWallExpressionsMatchesCpu) {
         {"boundaries.xmax.T=1.2 + 0.6 * y", "boundaries.ymax.U=[0.3 * sin(_pi * x / 1.2), 0]",
          "boundaries.ymin.T=1 + 0.2 * x"},
         "cavity wall expressions");
+}
+TEST(DeviceSolver, SymmetryOnOffsetGridInterpolatesAsCpu) {
+    // a velocity grid not symmetric about u_x, u_y = 0: both symmetry planes reflect by the
+    // interpolation of docs/formulation.md section 8.6 (h and b), padded blocks
+    cpu_vs_device(kSymmetryCase, {"velocity.offset=[0.15, -0.1]", "parallel.block_size=13"},
+                  "symmetry, offset grid");
+}
+TEST(DeviceSolver, Box3dPartlySpecularOnOffsetGridMatchesCpu) {
+    // 3D monatomic (b not stored): accommodation 0.4 on a face whose axis the grid is not
+    // symmetric about (interpolated) and 0.6 on one it is (mirror slots)
+    cpu_vs_device(kBox3d,
+                  {"velocity.offset=[0.2, 0.0, 0.0]", "boundaries.xmin.accommodation=0.4",
+                   "boundaries.ymin.accommodation=0.6"},
+                  "box3d accommodation, offset grid");
+}
+TEST(DeviceSolver, ObliqueSymmetryAndPartlySpecularWallMatchesCpu) {
+    // the rotated strip (planes at 30 degrees to the grid axes): an oblique partly specular wall
+    // and an oblique symmetry plane, periodic sides
+    const char* e = std::getenv("UGKS_SOURCE_DIR");
+    const std::string mesh = (e && *e ? std::string(e) : std::string(UGKS_SOURCE_DIR)) +
+                             "/tests/data/mesh/rotated_strip.msh";
+    const std::string yaml = std::string(R"(
+name: gpu_oblique
+gas: {Kn: 0.05, omega: 0.81, Pr: 0.6666666666666666}
+mesh: {source: gmsh, file: ")") + mesh + R"("}
+velocity: {type: newton_cotes, dim: 2, counts: [13, 13], lo: [-5, -5], hi: [5, 5]}
+boundaries:
+  wall: {type: diffuse_wall, T: 1.0, U: [-0.1, 0.17320508075688773], accommodation: 0.5}
+  far: {type: symmetry}
+  side_a: {type: periodic, partner: side_b}
+  side_b: {type: periodic, partner: side_a}
+initial: {rho: 1.0, U: [0.2, 0.1], T: 1.3}
+numerics: {order: 2, limiter: venkatakrishnan}
+time: {steps: 15}
+parallel: {block_size: 24}
+output: {directory: out_unused, every: 0}
+)";
+    cpu_vs_device(yaml.c_str(), {}, "oblique symmetry and wall");
 }
 TEST(DeviceSolver, SodMatchesCpu) { cpu_vs_device(kSod, {}, "sod"); }
 TEST(DeviceSolver, SymmetryFarFieldOutflowMatchesCpu) {

@@ -8,18 +8,21 @@
 #include "ugks/core/types.hpp"
 #include "ugks/physics/units.hpp"
 #include "ugks/solver/kernels/bc_pressure.hpp"
+#include "ugks/solver/kernels/bc_specular.hpp"
 #include "ugks/solver/kernels/face_kind.hpp"
 
 namespace ugks {
 class Config;
 struct Mesh;
+struct VelocityGrid;
 
 /// Boundary condition of one mesh patch (the `boundaries` section: one entry per patch name).
 /// Types (docs/formulation.md section 8): diffuse_wall (T, U, accommodation: Maxwell's diffuse
 /// fraction, the rest reflected specularly), far_field and inflow (rho, U, T: ghost Maxwellian),
 /// outflow (zero gradient), pressure_inlet (p, T) and pressure_outlet (p): ghost Maxwellians
-/// rebuilt each step from the owner (section 8.5), symmetry (specular, axis-aligned planes only),
-/// periodic (partner patch).
+/// rebuilt each step from the owner (section 8.5), symmetry and specular_wall (specular reflection
+/// on any plane or surface, section 8.6; specular_wall is parsed as a diffuse wall with
+/// accommodation 0), periodic (partner patch).
 struct BoundaryCondition {
     std::string patch;
     std::string type;
@@ -41,7 +44,17 @@ struct BoundaryCondition {
         return !T_expr.empty() || !U_expr[0].empty() || !U_expr[1].empty() || !U_expr[2].empty();
     }
     int symmetry_axis = -1;  ///< symmetry, and walls with accommodation < 1: the velocity axis
-                             ///< normal to the plane (set by check_boundaries)
+                             ///< normal to the plane (set by check_boundaries; -1: not a plane
+                             ///< normal to an axis)
+    /// The reflection interpolates in velocity space (kern bc_specular.hpp): the patch is not a
+    /// plane normal to an axis, or the velocity grid is not symmetric about that axis (set by
+    /// check_boundaries and resolve_reflections).
+    bool interpolated_mirror = false;
+    /// The row of SolverStatic::mirror its faces read.
+    int mirror_row() const {
+        return interpolated_mirror ? kern::kInterpolatedMirror
+                                   : (symmetry_axis < 0 ? 0 : symmetry_axis);
+    }
     /// A specular part: a symmetry plane or a wall with accommodation < 1 (the owner's values at
     /// the mirrored velocities are kept per face).
     bool reflects() const {
@@ -85,13 +98,21 @@ private:
 std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
                                                 const ReferenceState& ref = ReferenceState{});
 
-/// Cross-check with the mesh: every mesh patch has a condition and vice versa; symmetry patches are
-/// planes normal to a coordinate axis (sets symmetry_axis); diffuse-wall velocities are tangential;
+/// Cross-check with the mesh: every mesh patch has a condition and vice versa; a reflecting patch
+/// (symmetry, accommodation < 1) that is a plane normal to a coordinate axis gets symmetry_axis,
+/// any other reflecting patch interpolated_mirror; diffuse-wall velocities are tangential;
 /// periodic partners exist, are periodic, point back, and have the same face count and area.
 /// `source` names the mesh. Returns, per velocity axis, whether mirror pairs must stay on one
 /// velocity rank.
 std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const Mesh& mesh,
                                      const Config& cfg, const std::string& source);
+
+/// With the velocity grid: an axis-aligned reflecting patch on a tensor grid whose nodes and
+/// weights on that axis are not symmetric about 0 switches to the interpolated reflection (and
+/// mirrors[axis] is cleared when no patch needs it any more); an interpolated reflection on a
+/// point-list grid (velocity.type file) -> InputError naming the patch's key.
+void resolve_reflections(std::vector<BoundaryCondition>& bcs, const VelocityGrid& grid,
+                         std::array<bool, 3>& mirrors, const Config& cfg);
 
 /// The periodic pairs (A, B) of checked conditions, each pair once, A the patch listed first; for
 /// connect_periodic (ugks/mesh/mesh.hpp).

@@ -61,8 +61,20 @@ struct SolverStatic {
     std::vector<index_t> lsq_nbr;  ///< per cell-face slot: the neighbour cell (-1: boundary)
     std::vector<double> cf_sarea;  ///< per cell-face entry of an owned cell: +-area (+: owner)
     std::vector<double> kd3;       ///< per owned cell: (K dh)^3 of the Venkatakrishnan limiter
-    std::vector<index_t> mirror;   ///< [axis][local slot]: the mirrored local slot (-1: none)
-    int limiter = 0;               ///< kern::LimiterKind of numerics.limiter
+    /// [row][local slot], rows 0-2: the mirrored local slot about u_x, u_y, u_z = 0 (-1: none);
+    /// row kern::kInterpolatedMirror: the slot itself (-1 on padding)
+    std::vector<index_t> mirror;
+    /// Faces with an interpolated reflection (kern bc_specular.hpp, docs/formulation.md section
+    /// 8.6): their rows of the symmetry-face store and their faces; the full rows span every
+    /// velocity slot of all velocity ranks (spec_ns = global blocks * B, this rank's slots from
+    /// spec_g0); per axis the tensor grid's nodes and weights (spec_n counts, concatenated in
+    /// spec_x, spec_w) and per tensor index its global slot (spec_slot).
+    std::vector<index_t> spec_rows, spec_faces;
+    index_t spec_ns = 0, spec_g0 = 0;
+    int spec_n[3] = {1, 1, 1};
+    std::vector<double> spec_x, spec_w;
+    std::vector<index_t> spec_slot;
+    int limiter = 0;  ///< kern::LimiterKind of numerics.limiter
     /// Flat copies of the mesh geometry ([n][3]) for the kernel functions.
     std::vector<double> normal, face_centroid, cell_centroid;
 };

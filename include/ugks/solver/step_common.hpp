@@ -6,6 +6,7 @@
 
 #include "ugks/core/types.hpp"
 #include "ugks/parallel/layout.hpp"
+#include "ugks/solver/kernels/bc_specular.hpp"
 #include "ugks/solver/solver_static.hpp"
 #include "ugks/solver/ugks_solver.hpp"
 
@@ -20,6 +21,16 @@ void wall_data_from_flux(const double* F, double dtw, const double* Uw, WallFace
 /// left for kern::pressure_ghost each step. Returns whether there is a pressure slot.
 bool fixed_ghost_states(const CaseSetup& setup, const SolverStatic& S, const phys::GasParams& gas,
                         std::vector<double>& W, std::vector<phys::EqConst>& eq);
+
+/// The kern::SpecularGrid of S over copies of S.spec_x, S.spec_w, S.spec_slot at x, w, slot
+/// (host or device memory).
+kern::SpecularGrid specular_grid(const SolverStatic& S, const double* x, const double* w,
+                                 const index_t* slot);
+
+/// Interpolated reflections with velocity ranks: rows `full` [rows][S.spec_ns] hold this rank's
+/// slots [S.spec_g0, S.spec_g0 + S.ns); the slots of the other ranks of comm_v are filled in
+/// (MPI_Allgatherv; nothing to do on one velocity rank).
+void allgather_slot_rows(MPI_Comm comm_v, const SolverStatic& S, index_t rows, double* full);
 
 /// Residual norms of a step from the sums over the owned cells (summed here over comm_x):
 /// parts = {sum (drho/dt)^2, sum |d(rho U)/dt|^2, sum (d(rho E)/dt)^2, sum |rho|, sum rho (|U| +

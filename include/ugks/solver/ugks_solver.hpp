@@ -112,6 +112,9 @@ private:
     void gradients_W();
     void face_precompute(double dt);
     void wall_densities();
+    /// Interpolated reflections (docs/formulation.md section 8.6): the full rows of owner values
+    /// at t^n (gathered over comm_v), then the scaled reflected values into m_sym_h (m_sym_b).
+    void specular_rows();
     void sweep(double dt);
     void macro_update(double dt, StepResult& r);
     void stage2_and_moments(double dt);
@@ -152,6 +155,8 @@ private:
     std::vector<double> m_sym_h,
         m_sym_b;  ///< per symmetry face, per local slot: incident cell value at t^n
     std::vector<index_t> m_sym_index;  ///< local face -> row in m_sym_h (-1)
+    /// per interpolated-reflection face (SolverStatic::spec_rows), per global slot: owner values
+    std::vector<double> m_spec_h, m_spec_b;
     std::vector<WallFaceData> m_wall;
     // per-step work arrays, allocated once (block working set)
     std::vector<double> m_gh, m_gb, m_phi_h, m_phi_b, m_Fsum, m_mom;

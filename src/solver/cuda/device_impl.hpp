@@ -53,6 +53,10 @@ struct UgksSolverDevice::Impl {
     DeviceArray<phys::EqConst> d_cell_eq;
     DeviceArray<phys::FaceCoeffs> d_fc;
     DeviceArray<index_t> d_wall_faces, d_sym_faces;
+    /// interpolated reflections (SolverStatic::spec_*): full rows [face][global slot], the grid
+    DeviceArray<index_t> d_spec_rows, d_spec_faces, d_spec_slot;
+    DeviceArray<double> d_spec_x, d_spec_w, d_spec_h, d_spec_b;
+    std::vector<double> spec_host;  ///< staging of the full rows over comm_v
     DeviceArray<double> d_wall_vals, d_cell_parts, d_bad, d_red;
     // block working set
     DeviceArray<double> d_gh, d_gb, d_phi_h, d_phi_b;
@@ -181,6 +185,10 @@ struct UgksSolverDevice::Impl {
     void gradients_W();
     void face_precompute(double dt);
     void wall_densities();
+    /// Interpolated reflections (docs/formulation.md section 8.6): full rows of the owner values
+    /// at t^n (staged over comm_v with velocity ranks), then the scaled reflected values into
+    /// d_sym_h (d_sym_b).
+    void specular_rows();
     void sweep(double dt);
     void macro_update(double dt, StepResult& r);
     void stage2_and_moments(double dt);

@@ -135,6 +135,45 @@ void UgksSolverDevice::Impl::face_precompute(double dt) {
                       k_face_pre<<<grid_for(S.nf, 128), 128, 0, compute>>>(C, dt));
 }
 
+void UgksSolverDevice::Impl::specular_rows() {
+    const index_t nspec = static_cast<index_t>(S.spec_rows.size());
+    if (nspec == 0) return;
+    const index_t NS = S.spec_ns;
+    if (S.ns > 0) {
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_spec_pack", compute,
+            k_spec_pack<<<grid_for(nspec * S.ns), kThreads, 0, compute>>>(
+                C, d_spec_rows.data(), nspec, NS, S.spec_g0, d_spec_h.data(), d_spec_b.data()));
+    }
+    if (layout.P_v > 1) {  // the other velocity ranks' slots, staged through the host
+        spec_host.resize(static_cast<std::size_t>(nspec * NS));
+        for (DeviceArray<double>* a : {&d_spec_h, &d_spec_b}) {
+            if (a->data() == nullptr) continue;
+            UGKS_CUDA_CHECK(cudaMemcpyAsync(spec_host.data(), a->data(),
+                                            sizeof(double) * spec_host.size(),
+                                            cudaMemcpyDeviceToHost, compute));
+            sync(compute, "specular rows");
+            allgather_slot_rows(layout.comm_v, S, nspec, spec_host.data());
+            UGKS_CUDA_CHECK(cudaMemcpyAsync(a->data(), spec_host.data(),
+                                            sizeof(double) * spec_host.size(),
+                                            cudaMemcpyHostToDevice, compute));
+            sync(compute, "specular rows");  // spec_host is pageable and reused
+        }
+    }
+    const kern::SpecularGrid G =
+        specular_grid(S, d_spec_x.data(), d_spec_w.data(), d_spec_slot.data());
+    const int threads = 256;
+    dispatch(S.D, S.store_b, [&](auto, auto HBc) {
+        constexpr bool HB = decltype(HBc)::value;
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_specular_rows", compute,
+            k_specular_rows<HB>
+            <<<static_cast<unsigned>(nspec), threads, 2 * threads * sizeof(double), compute>>>(
+                C, G, d_spec_rows.data(), d_spec_faces.data(), NS, d_spec_h.data(),
+                d_spec_b.data()));
+    });
+}
+
 void UgksSolverDevice::Impl::wall_densities() {
     const index_t nw = static_cast<index_t>(wall.size());
     if (S.nsym > 0 && S.ns > 0) {
@@ -142,6 +181,7 @@ void UgksSolverDevice::Impl::wall_densities() {
                           k_sym_copy<<<grid_for(S.nsym * S.ns), kThreads, 0, compute>>>(
                               C, d_sym_faces.data(), S.nsym));
     }
+    specular_rows();
     std::vector<double> sums(2 * nw, 0.0);
     if (nw > 0) {
         UGKS_TIMED_LAUNCH(

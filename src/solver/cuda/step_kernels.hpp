@@ -5,6 +5,7 @@
 #include "device_ctx.hpp"
 #include "ugks/solver/kernels/bc_diffuse_wall.hpp"
 #include "ugks/solver/kernels/bc_pressure.hpp"
+#include "ugks/solver/kernels/bc_specular.hpp"
 #include "ugks/solver/kernels/bc_symmetry.hpp"
 #include "ugks/solver/kernels/face_input.hpp"
 #include "ugks/solver/kernels/flux.hpp"
@@ -142,6 +143,50 @@ __global__ void k_sym_copy(Ctx C, const index_t* sym_faces, index_t nsym) {
     const index_t idx = (m * C.nc + i) * C.B + v;
     C.sym_h[row * C.ns + s] = C.h[idx];
     if (C.store_b) C.sym_b[row * C.ns + s] = C.b[idx];
+}
+
+/// Interpolated reflections: the rows of k_sym_copy into the full rows [face][global slot] at
+/// this rank's slots.
+__global__ void k_spec_pack(Ctx C, const index_t* spec_rows, index_t nspec, index_t NS, index_t g0,
+                            double* full_h, double* full_b) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= nspec * C.ns) return;
+    const index_t j = k / C.ns, s = k % C.ns;
+    full_h[j * NS + g0 + s] = C.sym_h[spec_rows[j] * C.ns + s];
+    if (C.store_b) full_b[j * NS + g0 + s] = C.sym_b[spec_rows[j] * C.ns + s];
+}
+
+/// Interpolated reflections, one thread group per face: the face's mass balance over every
+/// velocity of the full row (fixed-order reduction), then its scaled reflected values at the local
+/// incoming slots into the face's row of sym_h (sym_b): the CUDA schedule of the bc_specular.hpp
+/// functions. sh: 2 * blockDim.x doubles.
+template <bool HB>
+__global__ void k_specular_rows(Ctx C, kern::SpecularGrid G, const index_t* spec_rows,
+                                const index_t* spec_faces, index_t NS, const double* full_h,
+                                const double* full_b) {
+    extern __shared__ double sh[];
+    const index_t j = blockIdx.x;
+    const index_t f = spec_faces[j], row = spec_rows[j];
+    const double n[3] = {C.normal[3 * f], C.normal[3 * f + 1], C.normal[3 * f + 2]};
+    const double* rh = full_h + j * NS;
+    const double* rb = HB ? full_b + j * NS : nullptr;
+    double acc[2] = {0.0, 0.0};
+    const index_t nv = G.size();
+    for (index_t k = threadIdx.x; k < nv; k += blockDim.x) {
+        double u[3], w;
+        kern::specular_grid_point(G, k, u, w);
+        kern::specular_mass_terms(G, rh, n, w, u, G.slot[k], acc[0], acc[1]);
+    }
+    group_reduce<2>(sh, acc);
+    const double c = kern::specular_scale(sh[0], sh[blockDim.x]);
+    const index_t* self = &C.mirror[kern::kInterpolatedMirror * C.ns];
+    for (index_t s = threadIdx.x; s < C.ns; s += blockDim.x) {
+        const double u[3] = {C.u[3 * s], C.u[3 * s + 1], C.u[3 * s + 2]};
+        double hs = 0.0, bs = 0.0;
+        if (self[s] >= 0 && dot3(u, n) < 0) kern::specular_raw<HB>(G, rh, rb, n, u, hs, bs);
+        C.sym_h[row * C.ns + s] = c * hs;
+        if (HB) C.sym_b[row * C.ns + s] = c * bs;
+    }
 }
 
 __global__ void k_scatter(const index_t* faces, const double* vals, index_t n, double* out) {

@@ -83,7 +83,7 @@ void UgksSolverDevice::Impl::setup_all() {
         BcDev d;
         d.kind = bc.face_kind();
         d.ghost_mode = bc.ghost_mode();
-        d.axis = bc.symmetry_axis < 0 ? 0 : bc.symmetry_axis;
+        d.axis = bc.mirror_row();
         d.alpha = bc.accommodation;
         d.rho = bc.rho;
         d.T = bc.T;
@@ -128,6 +128,21 @@ void UgksSolverDevice::Impl::setup_all() {
     d_sym_faces =
         upload("static:sym_faces", sym_faces.empty() ? std::vector<index_t>{0} : sym_faces);
     d_wall_vals = alloc<double>("macro:wall_values", 5 * std::max<index_t>(1, wall.size()));
+    {
+        auto or1 = [](const auto& v, auto z) {
+            return v.empty() ? std::vector<std::decay_t<decltype(z)>>{z} : v;
+        };
+        const index_t nspec = static_cast<index_t>(S.spec_rows.size());
+        d_spec_rows = upload("static:spec_rows", or1(S.spec_rows, index_t{0}));
+        d_spec_faces = upload("static:spec_faces", or1(S.spec_faces, index_t{0}));
+        d_spec_slot = upload("static:spec_slot", or1(S.spec_slot, index_t{0}));
+        d_spec_x = upload("static:spec_x", or1(S.spec_x, 0.0));
+        d_spec_w = upload("static:spec_w", or1(S.spec_w, 0.0));
+        if (nspec > 0) {
+            d_spec_h = alloc<double>("macro:spec_rows_h", nspec * S.spec_ns);
+            if (S.store_b) d_spec_b = alloc<double>("macro:spec_rows_b", nspec * S.spec_ns);
+        }
+    }
 
     d_W = alloc<double>("macro:W", 5 * nc);
     d_Wold = alloc<double>("macro:W_old", 5 * nc);

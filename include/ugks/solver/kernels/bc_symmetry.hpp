@@ -1,8 +1,9 @@
 #pragma once
 /// Symmetry (specular) plane (docs/formulation.md section 8.2): an incoming velocity sees the
 /// owner's distribution at t^n at the mirror image of the velocity about the plane (axis-aligned
-/// planes: the mirrored velocity slot of the same block set). Kernel function written once for
-/// both backends.
+/// planes on a grid symmetric about that axis: the mirrored velocity slot of the same block set;
+/// any other plane: the face's row holds the interpolated reflected values at each slot and the
+/// mirror is the identity, bc_specular.hpp). Kernel function written once for both backends.
 #include "ugks/core/types.hpp"
 #include "ugks/device/macros.hpp"
 
