@@ -6,6 +6,7 @@ Usage:
                             [--theta-from centroid|normal] [--tw-over-tinf X] [--mach M] [--label TEXT]
                             [--velocity-grid CHECKPOINT.h5] [--check-fm CD_TOL CP_TOL CF_TOL CH_TOL]
                             [--check-fm-continuous CD_TOL CP_TOL CF_TOL CH_TOL] [--fields FIELDS.h5]
+                            [--accommodation ALPHA]
   scripts/compare_sphere.py --self-check
 
 RUN_DIR is a run's output.directory: surface_final.csv (or surface_final.h5), optionally summary.json,
@@ -22,8 +23,8 @@ Comparisons:
      --bin 2 the bins coincide; otherwise the DSMC profile averaged over the bin). Norms per coefficient X:
      e_max = max |X - X_dsmc| / max |X_dsmc| and e_L2 = sqrt(sum A (X - X_dsmc)^2 / sum A) / max |X_dsmc|
      (A = wall area of the bin; max |X_dsmc| over all 90 DSMC bins), and the relative C_D difference.
- (b) free-molecular closed forms (diffusely reflecting flat element, full accommodation; speed ratio s and
-     T_w/T_inf): per face at the face's own normal (exact for a flat face: only the solver's velocity
+ (b) free-molecular closed forms (flat element with Maxwell's accommodation --accommodation ALPHA, default 1:
+     full diffuse reflection; speed ratio s and T_w/T_inf): per face at the face's own normal (exact for a flat face: only the solver's velocity
      discretization and boundary treatment differ) and binned like the run; C_D against the sum of the
      per-face closed forms over the same faces and against the sphere formula of
      ../shared/reference/sphere_supersonic/SOURCE.md. Norms: max |X - X_fm| / max |X_fm| over the faces.
@@ -82,8 +83,9 @@ def _erf(x):
     return np.vectorize(math.erf)(x)
 
 
-def fm_element(cos_inc, s, tw):
-    """Free-molecular coefficients of a flat element with full diffuse reflection at T_w.
+def fm_element(cos_inc, s, tw, alpha=1.0):
+    """Free-molecular coefficients of a flat element with Maxwell's accommodation alpha (the fraction alpha
+    re-emitted diffusely at T_w, the rest reflected specularly: alpha = 1 full diffuse reflection).
 
     cos_inc = cosine of the angle between the free-stream velocity and the element's inward normal (the
     normal pointing into the body; 1 = head-on, < 0 = lee side); s = U/sqrt(2 R T_inf); tw = T_w/T_inf.
@@ -95,7 +97,8 @@ def fm_element(cos_inc, s, tw):
       shear tau/q                   = chi s_t/(sqrt(pi) s^2)      (s_t = s sin_inc; re-emission carries none)
       energy E_i/(0.5 rho U^3)      = [(s^2 + 2) exp(-s_n^2) + sqrt(pi) s_n (s^2 + 5/2)(1 + erf s_n)]/(2 sqrt(pi) s^3)
       re-emitted E_r/(0.5 rho U^3)  = 2 tw chi/(2 sqrt(pi) s^3)   (2 k T_w per molecule, monatomic)
-    and p_inf/q = 1/s^2.
+    and p_inf/q = 1/s^2. The specular part returns the incident normal momentum and all the energy and carries
+    no shear, so (Schaaf & Chambre) p = (2 - alpha) p_i + alpha p_r, tau = alpha tau_i, E = alpha (E_i - E_r).
     """
     c = np.clip(np.asarray(cos_inc, dtype=float), -1.0, 1.0)
     sn = s * c
@@ -105,33 +108,35 @@ def fm_element(cos_inc, s, tw):
     spi = math.sqrt(math.pi)
     chi = e + spi * sn * er
     s2 = s * s
-    cp = (sn * e / spi + (0.5 + sn * sn) * er + 0.5 * math.sqrt(tw) * chi - 1.0) / s2
-    cf = chi * st / (spi * s2)
-    ch = ((s2 + 2.0) * e + spi * sn * (s2 + 2.5) * er - 2.0 * tw * chi) / (2.0 * spi * s2 * s)
+    cp = ((2.0 - alpha) * (sn * e / spi + (0.5 + sn * sn) * er) + alpha * 0.5 * math.sqrt(tw) * chi - 1.0) / s2
+    cf = alpha * chi * st / (spi * s2)
+    ch = alpha * ((s2 + 2.0) * e + spi * sn * (s2 + 2.5) * er - 2.0 * tw * chi) / (2.0 * spi * s2 * s)
     return cp, cf, ch
 
 
-def fm_sphere_cd(s, tw):
-    """Free-molecular sphere drag (diffuse, T_w), ../shared/reference/sphere_supersonic/SOURCE.md."""
+def fm_sphere_cd(s, tw, alpha=1.0):
+    """Free-molecular sphere drag (diffuse, T_w), ../shared/reference/sphere_supersonic/SOURCE.md; with
+    Maxwell's accommodation alpha only the re-emission term scales with alpha (the specular sphere's drag equals
+    the incident part: Schaaf & Chambre; checked against the element integral by --self-check)."""
     return ((1 + 2 * s * s) * math.exp(-s * s) / (math.sqrt(math.pi) * s ** 3)
             + (4 * s ** 4 + 4 * s * s - 1) * math.erf(s) / (2 * s ** 4)
-            + 2 * math.sqrt(math.pi) / (3 * s) * math.sqrt(tw))
+            + alpha * 2 * math.sqrt(math.pi) / (3 * s) * math.sqrt(tw))
 
 
-def fm_sphere_integrals(s, tw, n=400):
+def fm_sphere_integrals(s, tw, n=400, alpha=1.0):
     """C_D and the total heat load Q/(0.5 rho U^3 pi R^2) of the element formulas integrated over a sphere
     (Gauss-Legendre in theta, n points; at polar angle theta the incidence cosine is cos(theta))."""
     x, w = np.polynomial.legendre.leggauss(n)
     th = 0.5 * math.pi * (x + 1.0)
     w = 0.5 * math.pi * w
-    cp, cf, ch = fm_element(np.cos(th), s, tw)
+    cp, cf, ch = fm_element(np.cos(th), s, tw, alpha)
     # dA = 2 pi R^2 sin(theta) dtheta; x-force per area = p cos(theta) + tau sin(theta); / (q pi R^2)
     cd = 2.0 * np.sum(w * (cp * np.cos(th) + cf * np.sin(th)) * np.sin(th))
     cq = 2.0 * np.sum(w * ch * np.sin(th))
     return float(cd), float(cq)
 
 
-def fm_element_quadrature(cos_inc, s, tw, n=200001):
+def fm_element_quadrature(cos_inc, s, tw, n=200001, alpha=1.0):
     """The same element coefficients by direct quadrature over the incident half of the drifting Maxwellian
     (independent check of fm_element). Units: beta = 1, rho = 1 (f_1D(c) = exp(-(c - u)^2)/sqrt(pi))."""
     sn = s * cos_inc
@@ -147,23 +152,33 @@ def fm_element_quadrature(cos_inc, s, tw, n=200001):
     q = 0.5 * s * s                   # dynamic pressure (rho = 1, U = s)
     p_r = n_i * math.sqrt(math.pi * tw) / 2.0   # diffuse: flux n_i, Maxwellian at T_w (beta_w^2 = 1/tw)
     e_r = n_i * tw                    # 2 k T_w per molecule: 2 * tw/2
-    return ((p_i + p_r - 0.5) / q, tau / q, (e_i - e_r) / (q * s))
+    # specular fraction 1 - alpha: the incident normal momentum once more, no shear, all the energy back
+    p = (2.0 - alpha) * p_i + alpha * p_r
+    return ((p - 0.5) / q, alpha * tau / q, alpha * (e_i - e_r) / (q * s))
 
 
-def fm_element_discrete(normals, u, w, U, T_inf, tw, rho=1.0):
+def fm_element_discrete(normals, u, w, U, T_inf, tw, rho=1.0, alpha=1.0):
     """The flat-element free-molecular coefficients evaluated with a discrete velocity set (nodes u (N x 3),
     weights w), the way the solver's boundaries see it: incident = the free-stream Maxwellian at the nodes
-    (u . n > 0, n = inward normal), re-emitted = the wall Maxwellian at T_w = tw T_inf at the nodes with the
-    density of zero net mass flux. Returns Cp, Cf (along the tangential projection of U), Ch per normal.
-    Nondimensional (sqrt(2 R T_ref) units): f = rho (pi T)^-3/2 exp(-|u - U|^2 / T)."""
+    (u . n > 0, n = inward normal), re-emitted = alpha times the wall Maxwellian at T_w = tw T_inf at the nodes
+    with the density of zero net mass flux, plus 1 - alpha times the free-stream Maxwellian at the mirror
+    velocities u - 2 (u.n) n scaled to the incident mass flux (the solver's interpolated reflection, which is
+    exact for a Maxwellian, and its mass scale). Returns Cp, Cf (along the tangential projection of U), Ch per
+    normal. Nondimensional (sqrt(2 R T_ref) units): f = rho (pi T)^-3/2 exp(-|u - U|^2 / T)."""
     T_w = tw * T_inf
     f_inf = rho * (math.pi * T_inf) ** -1.5 * np.exp(-np.sum((u - U) ** 2, axis=1) / T_inf)
     m_w = (math.pi * T_w) ** -1.5 * np.exp(-np.sum(u * u, axis=1) / T_w)
     un = normals @ u.T  # faces x velocities
     inc = un > 0
     n_i = np.sum(np.where(inc, un * w * f_inf, 0.0), axis=1)
-    rho_w = n_i / np.sum(np.where(inc, 0.0, -un * w * m_w), axis=1)
-    f = np.where(inc, f_inf[None, :], rho_w[:, None] * m_w[None, :])
+    rho_w = alpha * n_i / np.sum(np.where(inc, 0.0, -un * w * m_w), axis=1)
+    f_out = rho_w[:, None] * m_w[None, :]
+    if alpha < 1.0:
+        ur = u[None, :, :] - 2.0 * un[:, :, None] * normals[:, None, :]  # faces x velocities x 3
+        f_spec = rho * (math.pi * T_inf) ** -1.5 * np.exp(-np.sum((ur - U) ** 2, axis=2) / T_inf)
+        c = n_i / np.sum(np.where(inc, 0.0, -un * w * f_spec), axis=1)
+        f_out = f_out + (1.0 - alpha) * c[:, None] * f_spec
+    f = np.where(inc, f_inf[None, :], f_out)
     P = (un * w * f) @ u                              # momentum flux into the wall
     e = 0.5 * np.sum(u * u, axis=1)
     qw = np.sum(un * w * f * e[None, :], axis=1)      # energy flux into the wall
@@ -218,24 +233,24 @@ def self_check(verbose=True):
     s = 3.879701448994926
     tw = 302.0 / 42.72997032640949
     ok = True
-    for s_, tw_ in ((s, tw), (1.0, 1.0), (0.3, 2.5)):
+    for s_, tw_, al in ((s, tw, 1.0), (1.0, 1.0, 1.0), (0.3, 2.5, 1.0), (s, tw, 0.5), (1.0, 1.0, 0.0)):
         for ci in (1.0, 0.7, 0.2, -0.3, -0.9):
-            a = fm_element(np.array([ci]), s_, tw_)
-            b = fm_element_quadrature(ci, s_, tw_)
+            a = fm_element(np.array([ci]), s_, tw_, al)
+            b = fm_element_quadrature(ci, s_, tw_, alpha=al)
             d = max(abs(float(a[k][0]) - b[k]) / max(1.0, abs(b[k])) for k in range(3))
             if d > 1e-7:
                 ok = False
-                print(f"self-check FAILED: element s {s_} tw {tw_} cos {ci}: closed {a} quadrature {b}")
-        cd, _ = fm_sphere_integrals(s_, tw_)
-        ref = fm_sphere_cd(s_, tw_)
+                print(f"self-check FAILED: element s {s_} tw {tw_} alpha {al} cos {ci}: closed {a} quadrature {b}")
+        cd, _ = fm_sphere_integrals(s_, tw_, alpha=al)
+        ref = fm_sphere_cd(s_, tw_, al)
         if verbose:
-            print(f"self-check: s = {s_:.6f}, T_w/T_inf = {tw_:.6f}: integral of the element formulas "
-                  f"C_D = {cd:.9f}, sphere formula {ref:.9f}, diff {cd - ref:.2e}")
+            print(f"self-check: s = {s_:.6f}, T_w/T_inf = {tw_:.6f}, accommodation {al:g}: integral of the element "
+                  f"formulas C_D = {cd:.9f}, sphere formula {ref:.9f}, diff {cd - ref:.2e}")
         if abs(cd - ref) > 1e-6:
             ok = False
             print("self-check FAILED: sphere integral differs from the closed-form C_D by more than 1e-6")
     if verbose:
-        print("self-check: element formulas vs velocity quadrature agree within 1e-7 max(1, |value|) (15 cases)" if ok
+        print("self-check: element formulas vs velocity quadrature agree within 1e-7 max(1, |value|) (25 cases)" if ok
               else "self-check: FAILED")
     return ok
 
@@ -461,6 +476,8 @@ def main():
     ap.add_argument("--label", default="UGKS", help="legend label of the run")
     ap.add_argument("--json", default="", help="write the results as JSON to this file ('-' = stdout; the table then "
                                                 "goes to stderr)")
+    ap.add_argument("--accommodation", type=float, default=1.0,
+                    help="Maxwell's accommodation of the wall for the free-molecular closed forms (default 1)")
     ap.add_argument("--check-fm", nargs=4, type=float, metavar=("CD_TOL", "CP_TOL", "CF_TOL", "CH_TOL"))
     ap.add_argument("--check-fm-continuous", nargs=4, type=float, metavar=("CD_TOL", "CP_TOL", "CF_TOL", "CH_TOL"))
     ap.add_argument("--velocity-grid", default="",
@@ -528,15 +545,18 @@ def main():
                       **{k: [None if not np.isfinite(v) else float(v) for v in prof[k]] for k in prof}}
 
     # (b) free-molecular
-    cp_f, cf_f, ch_f = fm_element(fq["cos_inc"], s, tw)
+    al = a.accommodation
+    if not 0.0 <= al <= 1.0:
+        raise BadInput(f"--accommodation must be in [0, 1], got {al}")
+    cp_f, cf_f, ch_f = fm_element(fq["cos_inc"], s, tw, al)
     fq["fm_faces"] = {"Cp": cp_f, "Cf": cf_f, "Ch": ch_f}
     fx_f = float(np.sum(fq["area"] * fq["q"] * (cp_f * fq["cos_inc"] + cf_f *
                                                  np.sqrt(np.maximum(0, 1 - fq["cos_inc"] ** 2)))))
     # p_inf integrates to zero over the closed faceted surface; Cp includes -p_inf, so add it back per face:
     fx_f += float(np.sum(fq["area"] * (fq["q"] / s ** 2) * fq["cos_inc"]))
     cd_faces = fx_f * fq["factor"] / (fq["q"] * math.pi * R * R)
-    cd_sphere = fm_sphere_cd(s, tw)
-    _, cq_sphere = fm_sphere_integrals(s, tw)
+    cd_sphere = fm_sphere_cd(s, tw, al)
+    _, cq_sphere = fm_sphere_integrals(s, tw, alpha=al)
     fm = {"CD_sphere_formula": cd_sphere, "CD_faces_closed_form": cd_faces, "CQ_sphere": cq_sphere,
           "CD_rel_vs_faces": fq["CD"] / cd_faces - 1.0, "CD_rel_vs_sphere": fq["CD"] / cd_sphere - 1.0}
     for k, x, xf in (("Cp", fq["Cp"], cp_f), ("Cf", fq["Cf"], cf_f), ("Ch", fq["Ch"], ch_f)):
@@ -544,9 +564,9 @@ def main():
         e_max, e_l2 = norms(x, xf, fq["area"], scale)
         fm[k] = {"faces_max": e_max, "faces_L2": e_l2, "scale": scale}
     th_fine = np.linspace(0, 180, 721)
-    fm_curve = fm_element(np.cos(np.radians(th_fine)), s, tw)
+    fm_curve = fm_element(np.cos(np.radians(th_fine)), s, tw, al)
     res["free_molecular"] = fm
-    print(f"(b) free molecular (diffuse flat elements, s = {s:.4f}, T_w/T_inf = {tw:.4f}): C_D sphere formula "
+    print(f"(b) free molecular (flat elements, accommodation {al:g}, s = {s:.4f}, T_w/T_inf = {tw:.4f}): C_D sphere formula "
           f"{cd_sphere:.5f}, closed forms summed over these faces {cd_faces:.5f}; run/faces - 1 = "
           f"{fm['CD_rel_vs_faces']:+.4%}, run/sphere - 1 = {fm['CD_rel_vs_sphere']:+.4%}")
     print("    per face, normalized by max|X_fm|:   " +
@@ -557,7 +577,7 @@ def main():
         u, w, vpath = vg
         N = np.stack([faces["nx"], faces["ny"], faces["nz"]], axis=1)
         Uv = np.array(ref["U_inf"])
-        cp_d, cf_d, ch_d = fm_element_discrete(N, u, w, Uv, fq["T_inf"], tw, ref["rho_inf"][0])
+        cp_d, cf_d, ch_d = fm_element_discrete(N, u, w, Uv, fq["T_inf"], tw, ref["rho_inf"][0], al)
         sinc = np.sqrt(np.maximum(0, 1 - fq["cos_inc"] ** 2))
         fx_d = float(np.sum(fq["area"] * fq["q"] * ((cp_d + 1 / s ** 2) * fq["cos_inc"] + cf_d * sinc)))
         cd_d = fx_d * fq["factor"] / (fq["q"] * math.pi * R * R)

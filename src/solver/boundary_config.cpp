@@ -192,7 +192,7 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
         const std::string key = "boundaries." + bc.patch;
         if (bc.reflects()) {
             // a plane normal to an axis reflects onto the grid's own mirror velocities; any other
-            // patch interpolates (docs/formulation.md section 8.6)
+            // patch interpolates (docs/formulation.md section 8.2b)
             int axis = -1;
             for (int d = 0; d < 3 && planar[p]; ++d)
                 if (std::abs(std::abs(n_first[p][d]) - 1.0) < 1e-8) axis = d;

@@ -100,7 +100,7 @@ TEST(DeviceDecomposition, SymmetryPhysicalRanks) {
 
 TEST(DeviceDecomposition, InterpolatedSymmetryVelocityRanks) {
     // a grid not symmetric about the planes: the interpolated reflection reads the full rows
-    // gathered over the velocity ranks (docs/formulation.md section 8.6)
+    // gathered over the velocity ranks (docs/formulation.md section 8.2b)
     std::vector<std::string> ov = kSymmetryDecomp;
     ov.push_back("velocity.offset=[0.15, -0.1]");
     invariance(kSymmetryCase, world_size(), ov, "interpolated symmetry P_v = np");

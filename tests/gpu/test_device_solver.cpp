@@ -144,7 +144,7 @@ TEST(DeviceSolver, CavityWithWallExpressionsMatchesCpu) {
 }
 TEST(DeviceSolver, SymmetryOnOffsetGridInterpolatesAsCpu) {
     // a velocity grid not symmetric about u_x, u_y = 0: both symmetry planes reflect by the
-    // interpolation of docs/formulation.md section 8.6 (h and b), padded blocks
+    // interpolation of docs/formulation.md section 8.2b (h and b), padded blocks
     cpu_vs_device(kSymmetryCase, {"velocity.offset=[0.15, -0.1]", "parallel.block_size=13"},
                   "symmetry, offset grid");
 }
@@ -165,7 +165,8 @@ TEST(DeviceSolver, ObliqueSymmetryAndPartlySpecularWallMatchesCpu) {
     const std::string yaml = std::string(R"(
 name: gpu_oblique
 gas: {Kn: 0.05, omega: 0.81, Pr: 0.6666666666666666}
-mesh: {source: gmsh, file: ")") + mesh + R"("}
+mesh: {source: gmsh, file: ")") +
+                             mesh + R"("}
 velocity: {type: newton_cotes, dim: 2, counts: [13, 13], lo: [-5, -5], hi: [5, 5]}
 boundaries:
   wall: {type: diffuse_wall, T: 1.0, U: [-0.1, 0.17320508075688773], accommodation: 0.5}

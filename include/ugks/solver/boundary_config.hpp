@@ -21,7 +21,7 @@ struct VelocityGrid;
 /// fraction, the rest reflected specularly), far_field and inflow (rho, U, T: ghost Maxwellian),
 /// outflow (zero gradient), pressure_inlet (p, T) and pressure_outlet (p): ghost Maxwellians
 /// rebuilt each step from the owner (section 8.5), symmetry and specular_wall (specular reflection
-/// on any plane or surface, section 8.6; specular_wall is parsed as a diffuse wall with
+/// on any plane or surface, section 8.2b; specular_wall is parsed as a diffuse wall with
 /// accommodation 0), periodic (partner patch).
 struct BoundaryCondition {
     std::string patch;

@@ -65,7 +65,7 @@ struct SolverStatic {
     /// row kern::kInterpolatedMirror: the slot itself (-1 on padding)
     std::vector<index_t> mirror;
     /// Faces with an interpolated reflection (kern bc_specular.hpp, docs/formulation.md section
-    /// 8.6): their rows of the symmetry-face store and their faces; the full rows span every
+    /// 8.2b): their rows of the symmetry-face store and their faces; the full rows span every
     /// velocity slot of all velocity ranks (spec_ns = global blocks * B, this rank's slots from
     /// spec_g0); per axis the tensor grid's nodes and weights (spec_n counts, concatenated in
     /// spec_x, spec_w) and per tensor index its global slot (spec_slot).

@@ -112,7 +112,7 @@ private:
     void gradients_W();
     void face_precompute(double dt);
     void wall_densities();
-    /// Interpolated reflections (docs/formulation.md section 8.6): the full rows of owner values
+    /// Interpolated reflections (docs/formulation.md section 8.2b): the full rows of owner values
     /// at t^n (gathered over comm_v), then the scaled reflected values into m_sym_h (m_sym_b).
     void specular_rows();
     void sweep(double dt);

@@ -185,7 +185,7 @@ struct UgksSolverDevice::Impl {
     void gradients_W();
     void face_precompute(double dt);
     void wall_densities();
-    /// Interpolated reflections (docs/formulation.md section 8.6): full rows of the owner values
+    /// Interpolated reflections (docs/formulation.md section 8.2b): full rows of the owner values
     /// at t^n (staged over comm_v with velocity ranks), then the scaled reflected values into
     /// d_sym_h (d_sym_b).
     void specular_rows();

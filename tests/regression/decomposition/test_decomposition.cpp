@@ -105,6 +105,15 @@ TEST(Decomposition, PartlySpecularWallsIndependentOfDecomposition) {
         "accommodation");
 }
 
+// The same walls on a velocity grid that is not symmetric about u_x, u_y = 0: the specular parts
+// interpolate in velocity space on the full rows gathered over the velocity ranks
+// (docs/formulation.md section 8.2b).
+TEST(Decomposition, InterpolatedSpecularWallsIndependentOfDecomposition) {
+    same_under_every_split({"boundaries.xmax.accommodation=0.3",
+                            "boundaries.ymax.accommodation=0.7", "velocity.offset=[0.1, -0.05]"},
+                           "interpolated accommodation");
+}
+
 // Pressure inlet and outlet (issue 17): ghost states rebuilt from the owners each step, on the
 // boundary faces of every x-part.
 TEST(Decomposition, PressureInletOutletIndependentOfDecomposition) {

@@ -1,13 +1,13 @@
 #pragma once
 /// Specular reflection about a plane that is not a mirror plane of the velocity grid
-/// (docs/formulation.md section 8.6): symmetry planes and partly specular walls of any
+/// (docs/formulation.md section 8.2b): symmetry planes and partly specular walls of any
 /// orientation, and axis-aligned ones on a grid that is not symmetric about that axis. The
 /// reflected half at an incoming velocity u is the owner's distribution at t^n (all velocities)
 /// interpolated at the mirror image u' = u - 2 (u.n) n: quadratic in log f on the tensor grid
-/// (exact for every Maxwellian), limited to the stencil's range; then scaled per face so that the
-/// reflected mass flux equals the incident one. The flux kernels read the result through the
-/// identity mirror row kern::kInterpolatedMirror (bc_symmetry.hpp). Kernel functions written once
-/// for both backends.
+/// (exact for every Maxwellian), limited to the stencil's range where the stencil crosses u.n = 0;
+/// then scaled per face so that the reflected mass flux equals the incident one. The flux kernels
+/// read the result through the identity mirror row kern::kInterpolatedMirror (bc_symmetry.hpp).
+/// Kernel functions written once for both backends.
 #include <cmath>
 
 #include "ugks/core/types.hpp"
@@ -89,19 +89,21 @@ UGKS_HOST_DEVICE inline void axis_stencil(const double* x, int n, double c, Axis
     s.q[2] = (c - a) * (c - b) / ((e - a) * (e - b));
 }
 
-/// The rows h (and b) of values per slot interpolated at velocity c: exp of the tensor quadratic
-/// of the log values (exact for every Maxwellian, whose log is a quadratic), limited to the range
-/// of the 3^D stencil values (no overshoot where the stencil spans the jump of the owner's
-/// distribution at u.n = 0); where a stencil value is not positive, the multilinear interpolation
-/// of the values (a convex combination).
+/// The rows h (and b) of values per slot interpolated at velocity c for a face of normal n: exp
+/// of the tensor quadratic of the log values (exact for every Maxwellian, whose log is a
+/// quadratic); where the 3^D stencil reaches nodes with u.n <= 0 (across the jump that the owner's
+/// distribution may have at u.n = 0, between the incident and the re-emitted halves) the result is
+/// limited to the range of the stencil values. Where a stencil value is not positive (round-off
+/// noise in the tails), the multilinear interpolation of the logs of the 2^D bracketing values,
+/// and where one of those is not positive either, that of the values (convex combinations).
 template <bool HB>
 UGKS_HOST_DEVICE inline void interpolate_rows(const SpecularGrid& G, const double* row_h,
-                                              const double* row_b, const double c[3], double& h,
-                                              double& b) {
+                                              const double* row_b, const double n[3],
+                                              const double c[3], double& h, double& b) {
     AxisStencil S[3];
     for (int d = 0; d < 3; ++d) axis_stencil(G.x[d], G.n[d], c[d], S[d]);
     double lh = 0.0, lb = 0.0, hmin = HUGE_VAL, hmax = -HUGE_VAL, bmin = HUGE_VAL, bmax = -HUGE_VAL;
-    bool qh = true, qb = HB;
+    bool qh = true, qb = HB, incident = true;
     for (int i = 0; i < S[0].nq; ++i)
         for (int j = 0; j < S[1].nq; ++j)
             for (int l = 0; l < S[2].nq; ++l) {
@@ -110,6 +112,9 @@ UGKS_HOST_DEVICE inline void interpolate_rows(const SpecularGrid& G, const doubl
                     l;
                 const index_t s = G.slot[k];
                 const double wq = S[0].q[i] * S[1].q[j] * S[2].q[l];
+                incident = incident && G.x[0][S[0].q0 + i] * n[0] + G.x[1][S[1].q0 + j] * n[1] +
+                                               G.x[2][S[2].q0 + l] * n[2] >
+                                           0.0;
                 const double vh = row_h[s];
                 qh = qh && vh > 0.0;
                 if (qh) lh += wq * log(vh);
@@ -123,7 +128,10 @@ UGKS_HOST_DEVICE inline void interpolate_rows(const SpecularGrid& G, const doubl
                     bmax = fmax(bmax, vb);
                 }
             }
-    double mh = 0.0, mb = 0.0;
+    // fallbacks on the 2^D bracketing nodes: multilinear in log (positive values), else in the
+    // values
+    double mh = 0.0, mb = 0.0, gh = 0.0, gb = 0.0;
+    bool ph = true, pb = HB;
     if (!qh || (HB && !qb))
         for (int i = 0; i < S[0].nl; ++i)
             for (int j = 0; j < S[1].nl; ++j)
@@ -133,11 +141,22 @@ UGKS_HOST_DEVICE inline void interpolate_rows(const SpecularGrid& G, const doubl
                         S[2].l0 + l;
                     const index_t s = G.slot[k];
                     const double wl = S[0].l[i] * S[1].l[j] * S[2].l[l];
-                    mh += wl * row_h[s];
-                    if (HB) mb += wl * row_b[s];
+                    const double vh = row_h[s];
+                    mh += wl * vh;
+                    ph = ph && vh > 0.0;
+                    if (ph) gh += wl * log(vh);
+                    if (HB) {
+                        const double vb = row_b[s];
+                        mb += wl * vb;
+                        pb = pb && vb > 0.0;
+                        if (pb) gb += wl * log(vb);
+                    }
                 }
-    h = qh ? fmin(fmax(exp(lh), hmin), hmax) : mh;
-    b = HB ? (qb ? fmin(fmax(exp(lb), bmin), bmax) : mb) : 0.0;
+    const auto limit = [incident](double v, double lo, double hi) {
+        return incident ? v : fmin(fmax(v, lo), hi);
+    };
+    h = qh ? limit(exp(lh), hmin, hmax) : (ph ? exp(gh) : mh);
+    b = HB ? (qb ? limit(exp(lb), bmin, bmax) : (pb ? exp(gb) : mb)) : 0.0;
 }
 
 /// The unscaled reflected values at incoming velocity u (u.n < 0) of a face of normal n: the
@@ -148,7 +167,7 @@ UGKS_HOST_DEVICE inline void specular_raw(const SpecularGrid& G, const double* r
                                           double& h, double& b) {
     double ur[3];
     reflect_velocity(u, n, ur);
-    interpolate_rows<HB>(G, row_h, row_b, ur, h, b);
+    interpolate_rows<HB>(G, row_h, row_b, n, ur, h, b);
 }
 
 /// One velocity's terms of the face's mass balance: out += w un h_k (incident, un > 0) and
