@@ -65,7 +65,11 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     if (m_s.store_b) m_sym_b.assign(m_s.nsym * ns, 0.0);
     const index_t nspec = static_cast<index_t>(m_s.spec_rows.size());
     m_spec_h.assign(nspec * m_s.spec_ns, 0.0);
-    if (m_s.store_b) m_spec_b.assign(nspec * m_s.spec_ns, 0.0);
+    m_spec_gh.assign(nspec * m_s.spec_ns, 0.0);
+    if (m_s.store_b) {
+        m_spec_b.assign(nspec * m_s.spec_ns, 0.0);
+        m_spec_gb.assign(nspec * m_s.spec_ns, 0.0);
+    }
 
     m_W.assign(5 * m_s.nc, 0.0);
     m_Wold.assign(5 * m_s.nc, 0.0);
@@ -295,6 +299,7 @@ void UgksSolver::wall_densities() {
 void UgksSolver::specular_rows() {
     const index_t nr = static_cast<index_t>(m_s.spec_rows.size());
     if (nr == 0) return;
+    ScopedTimer timer("specular_rows");
     const index_t ns = m_s.ns, NS = m_s.spec_ns, g0 = m_s.spec_g0;
     const bool SB = m_s.store_b;
     for (index_t j = 0; j < nr; ++j)
@@ -304,6 +309,11 @@ void UgksSolver::specular_rows() {
         }
     allgather_slot_rows(m_layout.comm_v, m_s, nr, m_spec_h.data());
     if (SB) allgather_slot_rows(m_layout.comm_v, m_s, nr, m_spec_b.data());
+#pragma omp parallel for schedule(static)
+    for (index_t k = 0; k < nr * NS; ++k) {
+        m_spec_gh[k] = kern::specular_log(m_spec_h[k]);
+        if (SB) m_spec_gb[k] = kern::specular_log(m_spec_b[k]);
+    }
     const kern::SpecularGrid G =
         specular_grid(m_s, m_s.spec_x.data(), m_s.spec_w.data(), m_s.spec_slot.data());
     const index_t nv = G.size();
@@ -314,11 +324,13 @@ void UgksSolver::specular_rows() {
         const double* n = &m_s.normal[3 * f];
         const double* rh = &m_spec_h[j * NS];
         const double* rb = SB ? &m_spec_b[j * NS] : nullptr;
+        const double* gh = &m_spec_gh[j * NS];
+        const double* gb = SB ? &m_spec_gb[j * NS] : nullptr;
         double out = 0.0, in = 0.0;
         for (index_t k = 0; k < nv; ++k) {
             double u[3], w;
             kern::specular_grid_point(G, k, u, w);
-            kern::specular_mass_terms(G, rh, n, w, u, G.slot[k], out, in);
+            kern::specular_mass_terms(G, rh, gh, n, w, u, G.slot[k], out, in);
         }
         const double c = kern::specular_scale(out, in);
         for (index_t s = 0; s < ns; ++s) {
@@ -326,9 +338,9 @@ void UgksSolver::specular_rows() {
             double hs = 0.0, bs = 0.0;
             if (self[s] >= 0 && dot3(u, n) < 0) {
                 if (SB)
-                    kern::specular_raw<true>(G, rh, rb, n, u, hs, bs);
+                    kern::specular_raw<true>(G, rh, rb, gh, gb, n, u, hs, bs);
                 else
-                    kern::specular_raw<false>(G, rh, nullptr, n, u, hs, bs);
+                    kern::specular_raw<false>(G, rh, nullptr, gh, nullptr, n, u, hs, bs);
             }
             m_sym_h[row * ns + s] = c * hs;
             if (SB) m_sym_b[row * ns + s] = c * bs;

@@ -156,7 +156,7 @@ private:
         m_sym_b;  ///< per symmetry face, per local slot: incident cell value at t^n
     std::vector<index_t> m_sym_index;  ///< local face -> row in m_sym_h (-1)
     /// per interpolated-reflection face (SolverStatic::spec_rows), per global slot: owner values
-    std::vector<double> m_spec_h, m_spec_b;
+    std::vector<double> m_spec_h, m_spec_b, m_spec_gh, m_spec_gb;  ///< values and their logs
     std::vector<WallFaceData> m_wall;
     // per-step work arrays, allocated once (block working set)
     std::vector<double> m_gh, m_gb, m_phi_h, m_phi_b, m_Fsum, m_mom;

@@ -160,6 +160,10 @@ void UgksSolverDevice::Impl::specular_rows() {
             sync(compute, "specular rows");  // spec_host is pageable and reused
         }
     }
+    UGKS_TIMED_LAUNCH((*this), "k_spec_logs", compute,
+                      k_spec_logs<<<grid_for(nspec * NS), kThreads, 0, compute>>>(
+                          nspec * NS, d_spec_h.data(), S.store_b ? d_spec_b.data() : nullptr,
+                          d_spec_gh.data(), d_spec_gb.data()));
     const kern::SpecularGrid G =
         specular_grid(S, d_spec_x.data(), d_spec_w.data(), d_spec_slot.data());
     const int threads = 256;
@@ -169,8 +173,8 @@ void UgksSolverDevice::Impl::specular_rows() {
             (*this), "k_specular_rows", compute,
             k_specular_rows<HB>
             <<<static_cast<unsigned>(nspec), threads, 2 * threads * sizeof(double), compute>>>(
-                C, G, d_spec_rows.data(), d_spec_faces.data(), NS, d_spec_h.data(),
-                d_spec_b.data()));
+                C, G, d_spec_rows.data(), d_spec_faces.data(), NS, d_spec_h.data(), d_spec_b.data(),
+                d_spec_gh.data(), d_spec_gb.data()));
     });
 }
 

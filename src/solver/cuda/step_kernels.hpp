@@ -156,6 +156,15 @@ __global__ void k_spec_pack(Ctx C, const index_t* spec_rows, index_t nspec, inde
     if (C.store_b) full_b[j * NS + g0 + s] = C.sym_b[spec_rows[j] * C.ns + s];
 }
 
+/// Interpolated reflections: the log rows of the full rows (kern::specular_log).
+__global__ void k_spec_logs(index_t n, const double* full_h, const double* full_b, double* log_h,
+                            double* log_b) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= n) return;
+    log_h[k] = kern::specular_log(full_h[k]);
+    if (full_b != nullptr) log_b[k] = kern::specular_log(full_b[k]);
+}
+
 /// Interpolated reflections, one thread group per face: the face's mass balance over every
 /// velocity of the full row (fixed-order reduction), then its scaled reflected values at the local
 /// incoming slots into the face's row of sym_h (sym_b): the CUDA schedule of the bc_specular.hpp
@@ -163,19 +172,21 @@ __global__ void k_spec_pack(Ctx C, const index_t* spec_rows, index_t nspec, inde
 template <bool HB>
 __global__ void k_specular_rows(Ctx C, kern::SpecularGrid G, const index_t* spec_rows,
                                 const index_t* spec_faces, index_t NS, const double* full_h,
-                                const double* full_b) {
+                                const double* full_b, const double* log_h, const double* log_b) {
     extern __shared__ double sh[];
     const index_t j = blockIdx.x;
     const index_t f = spec_faces[j], row = spec_rows[j];
     const double n[3] = {C.normal[3 * f], C.normal[3 * f + 1], C.normal[3 * f + 2]};
     const double* rh = full_h + j * NS;
     const double* rb = HB ? full_b + j * NS : nullptr;
+    const double* gh = log_h + j * NS;
+    const double* gb = HB ? log_b + j * NS : nullptr;
     double acc[2] = {0.0, 0.0};
     const index_t nv = G.size();
     for (index_t k = threadIdx.x; k < nv; k += blockDim.x) {
         double u[3], w;
         kern::specular_grid_point(G, k, u, w);
-        kern::specular_mass_terms(G, rh, n, w, u, G.slot[k], acc[0], acc[1]);
+        kern::specular_mass_terms(G, rh, gh, n, w, u, G.slot[k], acc[0], acc[1]);
     }
     group_reduce<2>(sh, acc);
     const double c = kern::specular_scale(sh[0], sh[blockDim.x]);
@@ -183,7 +194,7 @@ __global__ void k_specular_rows(Ctx C, kern::SpecularGrid G, const index_t* spec
     for (index_t s = threadIdx.x; s < C.ns; s += blockDim.x) {
         const double u[3] = {C.u[3 * s], C.u[3 * s + 1], C.u[3 * s + 2]};
         double hs = 0.0, bs = 0.0;
-        if (self[s] >= 0 && dot3(u, n) < 0) kern::specular_raw<HB>(G, rh, rb, n, u, hs, bs);
+        if (self[s] >= 0 && dot3(u, n) < 0) kern::specular_raw<HB>(G, rh, rb, gh, gb, n, u, hs, bs);
         C.sym_h[row * C.ns + s] = c * hs;
         if (HB) C.sym_b[row * C.ns + s] = c * bs;
     }

@@ -140,7 +140,11 @@ void UgksSolverDevice::Impl::setup_all() {
         d_spec_w = upload("static:spec_w", or1(S.spec_w, 0.0));
         if (nspec > 0) {
             d_spec_h = alloc<double>("macro:spec_rows_h", nspec * S.spec_ns);
-            if (S.store_b) d_spec_b = alloc<double>("macro:spec_rows_b", nspec * S.spec_ns);
+            d_spec_gh = alloc<double>("macro:spec_rows_log_h", nspec * S.spec_ns);
+            if (S.store_b) {
+                d_spec_b = alloc<double>("macro:spec_rows_b", nspec * S.spec_ns);
+                d_spec_gb = alloc<double>("macro:spec_rows_log_b", nspec * S.spec_ns);
+            }
         }
     }
 

@@ -57,6 +57,12 @@ struct Grid3 {
     }
 };
 
+std::vector<double> logs(const std::vector<double>& r) {
+    std::vector<double> g(r.size());
+    for (std::size_t k = 0; k < r.size(); ++k) g[k] = kern::specular_log(r[k]);
+    return g;
+}
+
 double maxwellian(const double u[3]) {
     const double U[3] = {0.7, -0.4, 0.25}, lambda = 1.0 / 1.3;
     double c2 = 0;
@@ -108,7 +114,7 @@ TEST(SpecularKernel, LogQuadraticInterpolationIsExactForAMaxwellian) {
     for (int t = 0; t < 500; ++t) {
         const double c[3] = {3.5 + pick(rng), 3.5 * pick(rng), 2.5 * pick(rng)};
         double h, b;
-        kern::interpolate_rows<false>(g.G, r.data(), nullptr, n, c, h, b);
+        kern::interpolate_rows<false>(g.G, r.data(), nullptr, logs(r).data(), nullptr, n, c, h, b);
         worst = std::max(worst, std::abs(h - maxwellian(c)) / 0.8);
     }
     std::printf("log-quadratic interpolation of a Maxwellian: max error %.2e of the peak\n", worst);
@@ -129,6 +135,7 @@ TEST(SpecularKernel, ReflectionOfAMaxwellianAlongThePlaneIsItself) {
     const std::vector<double> rh = g.row(M);
     std::vector<double> rb = rh;
     for (double& v : rb) v *= 0.9;
+    const std::vector<double> gh = logs(rh), gb = logs(rb);
     std::mt19937 rng(11);
     std::uniform_real_distribution<double> pick(-2.5, 2.5);
     int used = 0;
@@ -142,7 +149,7 @@ TEST(SpecularKernel, ReflectionOfAMaxwellianAlongThePlaneIsItself) {
             inside = inside && std::abs(u[d] - 2 * un * n[d]) < g.x[d].back() - 0.5;
         if (!inside) continue;
         double h, b;
-        kern::specular_raw<true>(g.G, rh.data(), rb.data(), n, u, h, b);
+        kern::specular_raw<true>(g.G, rh.data(), rb.data(), gh.data(), gb.data(), n, u, h, b);
         worst = std::max(worst, std::max(std::abs(h - M(u)), std::abs(b - 0.9 * M(u))));
         ++used;
     }
@@ -166,7 +173,7 @@ TEST(SpecularKernel, LimitAcrossTheJumpAndFallbacks) {
         }
     const double c[3] = {0.6 * u0, 0.1, -0.2};  // stencil spans nodes with u_x < 0 and > 0
     double h, b;
-    kern::interpolate_rows<false>(g.G, r.data(), nullptr, n, c, h, b);
+    kern::interpolate_rows<false>(g.G, r.data(), nullptr, logs(r).data(), nullptr, n, c, h, b);
     kern::AxisStencil S[3];
     for (int d = 0; d < 3; ++d) kern::axis_stencil(g.x[d].data(), g.G.n[d], c[d], S[d]);
     double lo = HUGE_VAL, hi = 0;
@@ -191,7 +198,7 @@ TEST(SpecularKernel, LimitAcrossTheJumpAndFallbacks) {
     const int far0 = S[0].q0 == S[0].l0 ? S[0].q0 + 2 : S[0].q0;  // quadratic-only node on x
     std::vector<double> r2 = g.row(maxwellian);
     r2[at(far0, S[1].q0, S[2].q0)] = -1e-15;
-    kern::interpolate_rows<false>(g.G, r2.data(), nullptr, n, c2, h, b);
+    kern::interpolate_rows<false>(g.G, r2.data(), nullptr, logs(r2).data(), nullptr, n, c2, h, b);
     double gl = 0, ml;
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j)
@@ -209,20 +216,20 @@ TEST(SpecularKernel, LimitAcrossTheJumpAndFallbacks) {
             for (int l = 0; l < 2; ++l)
                 ml += S[0].l[i] * S[1].l[j] * S[2].l[l] *
                       r2[at(S[0].l0 + i, S[1].l0 + j, S[2].l0 + l)];
-    kern::interpolate_rows<false>(g.G, r2.data(), nullptr, n, c2, h, b);
+    kern::interpolate_rows<false>(g.G, r2.data(), nullptr, logs(r2).data(), nullptr, n, c2, h, b);
     EXPECT_NEAR(h, ml, 1e-15);
 }
 
 // The mass scale makes the reflected mass flux equal the incident one.
 TEST(SpecularKernel, MassScaleBalancesTheFace) {
     const Grid3 g(11, 11, 11);
-    const std::vector<double> r = g.row(maxwellian);
+    const std::vector<double> r = g.row(maxwellian), gr = logs(r);
     const double n[3] = {0.36, 0.48, 0.8};
     double out = 0, in = 0;
     for (index_t k = 0; k < g.G.size(); ++k) {
         double u[3], w;
         kern::specular_grid_point(g.G, k, u, w);
-        kern::specular_mass_terms(g.G, r.data(), n, w, u, g.slot[k], out, in);
+        kern::specular_mass_terms(g.G, r.data(), gr.data(), n, w, u, g.slot[k], out, in);
     }
     const double c = kern::specular_scale(out, in);
     double back = 0;
@@ -231,7 +238,7 @@ TEST(SpecularKernel, MassScaleBalancesTheFace) {
         kern::specular_grid_point(g.G, k, u, w);
         const double un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
         if (un >= 0) continue;
-        kern::specular_raw<false>(g.G, r.data(), nullptr, n, u, h, b);
+        kern::specular_raw<false>(g.G, r.data(), nullptr, gr.data(), nullptr, n, u, h, b);
         back -= w * un * c * h;
     }
     EXPECT_GT(out, 0.0);

@@ -89,16 +89,22 @@ UGKS_HOST_DEVICE inline void axis_stencil(const double* x, int n, double c, Axis
     s.q[2] = (c - a) * (c - b) / ((e - a) * (e - b));
 }
 
-/// The rows h (and b) of values per slot interpolated at velocity c for a face of normal n: exp
-/// of the tensor quadratic of the log values (exact for every Maxwellian, whose log is a
-/// quadratic); where the 3^D stencil reaches nodes with u.n <= 0 (across the jump that the owner's
-/// distribution may have at u.n = 0, between the incident and the re-emitted halves) the result is
-/// limited to the range of the stencil values. Where a stencil value is not positive (round-off
-/// noise in the tails), the multilinear interpolation of the logs of the 2^D bracketing values,
-/// and where one of those is not positive either, that of the values (convex combinations).
+/// The log row entry of a value: log v, or -HUGE_VAL where v is not positive (filled once per
+/// step next to each full row, so that an interpolation reads logs instead of taking them).
+UGKS_HOST_DEVICE inline double specular_log(double v) { return v > 0.0 ? log(v) : -HUGE_VAL; }
+
+/// The rows h (and b) of values per slot, with their log rows gh (gb, specular_log),
+/// interpolated at velocity c for a face of normal n: exp of the tensor quadratic of the log
+/// values (exact for every Maxwellian, whose log is a quadratic); where the 3^D stencil reaches
+/// nodes with u.n <= 0 (across the jump that the owner's distribution may have at u.n = 0,
+/// between the incident and the re-emitted halves) the result is limited to the range of the
+/// stencil values. Where a stencil value is not positive (round-off noise in the tails), the
+/// multilinear interpolation of the logs of the 2^D bracketing values, and where one of those is
+/// not positive either, that of the values (convex combinations).
 template <bool HB>
 UGKS_HOST_DEVICE inline void interpolate_rows(const SpecularGrid& G, const double* row_h,
-                                              const double* row_b, const double n[3],
+                                              const double* row_b, const double* gh,
+                                              const double* gb, const double n[3],
                                               const double c[3], double& h, double& b) {
     AxisStencil S[3];
     for (int d = 0; d < 3; ++d) axis_stencil(G.x[d], G.n[d], c[d], S[d]);
@@ -116,21 +122,21 @@ UGKS_HOST_DEVICE inline void interpolate_rows(const SpecularGrid& G, const doubl
                                                G.x[2][S[2].q0 + l] * n[2] >
                                            0.0;
                 const double vh = row_h[s];
-                qh = qh && vh > 0.0;
-                if (qh) lh += wq * log(vh);
+                qh = qh && gh[s] > -HUGE_VAL;
+                if (qh) lh += wq * gh[s];
                 hmin = fmin(hmin, vh);
                 hmax = fmax(hmax, vh);
                 if (HB) {
                     const double vb = row_b[s];
-                    qb = qb && vb > 0.0;
-                    if (qb) lb += wq * log(vb);
+                    qb = qb && gb[s] > -HUGE_VAL;
+                    if (qb) lb += wq * gb[s];
                     bmin = fmin(bmin, vb);
                     bmax = fmax(bmax, vb);
                 }
             }
     // fallbacks on the 2^D bracketing nodes: multilinear in log (positive values), else in the
     // values
-    double mh = 0.0, mb = 0.0, gh = 0.0, gb = 0.0;
+    double mh = 0.0, mb = 0.0, ah = 0.0, ab = 0.0;
     bool ph = true, pb = HB;
     if (!qh || (HB && !qb))
         for (int i = 0; i < S[0].nl; ++i)
@@ -141,46 +147,46 @@ UGKS_HOST_DEVICE inline void interpolate_rows(const SpecularGrid& G, const doubl
                         S[2].l0 + l;
                     const index_t s = G.slot[k];
                     const double wl = S[0].l[i] * S[1].l[j] * S[2].l[l];
-                    const double vh = row_h[s];
-                    mh += wl * vh;
-                    ph = ph && vh > 0.0;
-                    if (ph) gh += wl * log(vh);
+                    mh += wl * row_h[s];
+                    ph = ph && gh[s] > -HUGE_VAL;
+                    if (ph) ah += wl * gh[s];
                     if (HB) {
-                        const double vb = row_b[s];
-                        mb += wl * vb;
-                        pb = pb && vb > 0.0;
-                        if (pb) gb += wl * log(vb);
+                        mb += wl * row_b[s];
+                        pb = pb && gb[s] > -HUGE_VAL;
+                        if (pb) ab += wl * gb[s];
                     }
                 }
     const auto limit = [incident](double v, double lo, double hi) {
         return incident ? v : fmin(fmax(v, lo), hi);
     };
-    h = qh ? limit(exp(lh), hmin, hmax) : (ph ? exp(gh) : mh);
-    b = HB ? (qb ? limit(exp(lb), bmin, bmax) : (pb ? exp(gb) : mb)) : 0.0;
+    h = qh ? limit(exp(lh), hmin, hmax) : (ph ? exp(ah) : mh);
+    b = HB ? (qb ? limit(exp(lb), bmin, bmax) : (pb ? exp(ab) : mb)) : 0.0;
 }
 
 /// The unscaled reflected values at incoming velocity u (u.n < 0) of a face of normal n: the
-/// rows interpolated at the mirror image of u.
+/// rows (with their log rows) interpolated at the mirror image of u.
 template <bool HB>
 UGKS_HOST_DEVICE inline void specular_raw(const SpecularGrid& G, const double* row_h,
-                                          const double* row_b, const double n[3], const double u[3],
-                                          double& h, double& b) {
+                                          const double* row_b, const double* gh, const double* gb,
+                                          const double n[3], const double u[3], double& h,
+                                          double& b) {
     double ur[3];
     reflect_velocity(u, n, ur);
-    interpolate_rows<HB>(G, row_h, row_b, n, ur, h, b);
+    interpolate_rows<HB>(G, row_h, row_b, gh, gb, n, ur, h, b);
 }
 
 /// One velocity's terms of the face's mass balance: out += w un h_k (incident, un > 0) and
 /// in -= w un h_raw (reflected, un < 0; the unscaled interpolated value).
 UGKS_HOST_DEVICE inline void specular_mass_terms(const SpecularGrid& G, const double* row_h,
-                                                 const double n[3], double w, const double u[3],
-                                                 index_t s, double& out, double& in) {
+                                                 const double* gh, const double n[3], double w,
+                                                 const double u[3], index_t s, double& out,
+                                                 double& in) {
     const double un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
     if (un > 0.0) {
         out += w * un * row_h[s];
     } else if (un < 0.0) {
         double h, b;
-        specular_raw<false>(G, row_h, nullptr, n, u, h, b);
+        specular_raw<false>(G, row_h, nullptr, gh, nullptr, n, u, h, b);
         in -= w * un * h;
     }
 }
