@@ -56,7 +56,9 @@ struct UgksSolverDevice::Impl {
     /// interpolated reflections (SolverStatic::spec_*): full rows [face][global slot], the grid
     DeviceArray<index_t> d_spec_rows, d_spec_faces, d_spec_slot;
     DeviceArray<double> d_spec_x, d_spec_w, d_spec_h, d_spec_b, d_spec_gh, d_spec_gb;
-    std::vector<double> spec_host;  ///< staging of the full rows over comm_v
+    DeviceArray<double> d_spec_part;  ///< per face and velocity chunk: the mass-balance sums
+    static constexpr index_t kSpecChunk = 1024;  ///< velocities per thread group of those kernels
+    std::vector<double> spec_host;               ///< staging of the full rows over comm_v
     DeviceArray<double> d_wall_vals, d_cell_parts, d_bad, d_red;
     // block working set
     DeviceArray<double> d_gh, d_gb, d_phi_h, d_phi_b;

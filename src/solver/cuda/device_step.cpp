@@ -166,15 +166,24 @@ void UgksSolverDevice::Impl::specular_rows() {
                           d_spec_gh.data(), d_spec_gb.data()));
     const kern::SpecularGrid G =
         specular_grid(S, d_spec_x.data(), d_spec_w.data(), d_spec_slot.data());
+    // enough thread groups to fill the device on a few faces: chunks of 1024 velocities
     const int threads = 256;
+    const index_t chunk = kSpecChunk;
+    const int nparts = static_cast<int>((G.size() + chunk - 1) / chunk);
+    UGKS_TIMED_LAUNCH((*this), "k_specular_sums", compute,
+                      k_specular_sums<<<dim3(static_cast<unsigned>(nspec), nparts), threads,
+                                        2 * threads * sizeof(double), compute>>>(
+                          C, G, d_spec_faces.data(), NS, d_spec_h.data(), d_spec_gh.data(), chunk,
+                          d_spec_part.data()));
+    const int wparts = static_cast<int>(std::max<index_t>(1, (S.ns + chunk - 1) / chunk));
     dispatch(S.D, S.store_b, [&](auto, auto HBc) {
         constexpr bool HB = decltype(HBc)::value;
         UGKS_TIMED_LAUNCH(
             (*this), "k_specular_rows", compute,
             k_specular_rows<HB>
-            <<<static_cast<unsigned>(nspec), threads, 2 * threads * sizeof(double), compute>>>(
+            <<<dim3(static_cast<unsigned>(nspec), wparts), threads, 0, compute>>>(
                 C, G, d_spec_rows.data(), d_spec_faces.data(), NS, d_spec_h.data(), d_spec_b.data(),
-                d_spec_gh.data(), d_spec_gb.data()));
+                d_spec_gh.data(), d_spec_gb.data(), d_spec_part.data(), nparts, chunk));
     });
 }
 

@@ -165,15 +165,43 @@ __global__ void k_spec_logs(index_t n, const double* full_h, const double* full_
     if (full_b != nullptr) log_b[k] = kern::specular_log(full_b[k]);
 }
 
-/// Interpolated reflections, one thread group per face: the face's mass balance over every
-/// velocity of the full row (fixed-order reduction), then its scaled reflected values at the local
-/// incoming slots into the face's row of sym_h (sym_b): the CUDA schedule of the bc_specular.hpp
-/// functions. sh: 2 * blockDim.x doubles.
+/// Interpolated reflections, the face's mass balance (kern::specular_mass_terms) over the
+/// velocities of the full row, in chunks: thread group (face j, chunk blockIdx.y) sums the tensor
+/// indices [chunk * blockIdx.y, chunk * (blockIdx.y + 1)) (fixed-order reduction) into
+/// partial[(j * gridDim.y + blockIdx.y) * 2 + {0, 1}] = (incident, reflected). sh: 2 * blockDim.x
+/// doubles.
+__global__ void k_specular_sums(Ctx C, kern::SpecularGrid G, const index_t* spec_faces, index_t NS,
+                                const double* full_h, const double* log_h, index_t chunk,
+                                double* partial) {
+    extern __shared__ double sh[];
+    const index_t j = blockIdx.x;
+    const index_t f = spec_faces[j];
+    const double n[3] = {C.normal[3 * f], C.normal[3 * f + 1], C.normal[3 * f + 2]};
+    const double* rh = full_h + j * NS;
+    const double* gh = log_h + j * NS;
+    double acc[2] = {0.0, 0.0};
+    const index_t k0 = chunk * blockIdx.y, k1 = min(G.size(), k0 + chunk);
+    for (index_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) {
+        double u[3], w;
+        kern::specular_grid_point(G, k, u, w);
+        kern::specular_mass_terms(G, rh, gh, n, w, u, G.slot[k], acc[0], acc[1]);
+    }
+    group_reduce<2>(sh, acc);
+    if (threadIdx.x == 0) {
+        partial[(j * gridDim.y + blockIdx.y) * 2] = sh[0];
+        partial[(j * gridDim.y + blockIdx.y) * 2 + 1] = sh[blockDim.x];
+    }
+}
+
+/// Interpolated reflections, the face's scaled reflected values at the local incoming slots
+/// [chunk * blockIdx.y, chunk * (blockIdx.y + 1)) into its row of sym_h (sym_b); the scale from
+/// the nparts partial sums of k_specular_sums, added in chunk order. The CUDA schedule of the
+/// bc_specular.hpp functions.
 template <bool HB>
 __global__ void k_specular_rows(Ctx C, kern::SpecularGrid G, const index_t* spec_rows,
                                 const index_t* spec_faces, index_t NS, const double* full_h,
-                                const double* full_b, const double* log_h, const double* log_b) {
-    extern __shared__ double sh[];
+                                const double* full_b, const double* log_h, const double* log_b,
+                                const double* partial, int nparts, index_t chunk) {
     const index_t j = blockIdx.x;
     const index_t f = spec_faces[j], row = spec_rows[j];
     const double n[3] = {C.normal[3 * f], C.normal[3 * f + 1], C.normal[3 * f + 2]};
@@ -181,17 +209,15 @@ __global__ void k_specular_rows(Ctx C, kern::SpecularGrid G, const index_t* spec
     const double* rb = HB ? full_b + j * NS : nullptr;
     const double* gh = log_h + j * NS;
     const double* gb = HB ? log_b + j * NS : nullptr;
-    double acc[2] = {0.0, 0.0};
-    const index_t nv = G.size();
-    for (index_t k = threadIdx.x; k < nv; k += blockDim.x) {
-        double u[3], w;
-        kern::specular_grid_point(G, k, u, w);
-        kern::specular_mass_terms(G, rh, gh, n, w, u, G.slot[k], acc[0], acc[1]);
+    double out = 0.0, in = 0.0;
+    for (int p = 0; p < nparts; ++p) {
+        out += partial[(j * nparts + p) * 2];
+        in += partial[(j * nparts + p) * 2 + 1];
     }
-    group_reduce<2>(sh, acc);
-    const double c = kern::specular_scale(sh[0], sh[blockDim.x]);
+    const double c = kern::specular_scale(out, in);
     const index_t* self = &C.mirror[kern::kInterpolatedMirror * C.ns];
-    for (index_t s = threadIdx.x; s < C.ns; s += blockDim.x) {
+    const index_t s0 = chunk * blockIdx.y, s1 = min(C.ns, s0 + chunk);
+    for (index_t s = s0 + threadIdx.x; s < s1; s += blockDim.x) {
         const double u[3] = {C.u[3 * s], C.u[3 * s + 1], C.u[3 * s + 2]};
         double hs = 0.0, bs = 0.0;
         if (self[s] >= 0 && dot3(u, n) < 0) kern::specular_raw<HB>(G, rh, rb, gh, gb, n, u, hs, bs);

@@ -141,6 +141,9 @@ void UgksSolverDevice::Impl::setup_all() {
         if (nspec > 0) {
             d_spec_h = alloc<double>("macro:spec_rows_h", nspec * S.spec_ns);
             d_spec_gh = alloc<double>("macro:spec_rows_log_h", nspec * S.spec_ns);
+            const index_t nv = static_cast<index_t>(S.spec_n[0]) * S.spec_n[1] * S.spec_n[2];
+            d_spec_part = alloc<double>("macro:spec_partial",
+                                        2 * nspec * ((nv + kSpecChunk - 1) / kSpecChunk));
             if (S.store_b) {
                 d_spec_b = alloc<double>("macro:spec_rows_b", nspec * S.spec_ns);
                 d_spec_gb = alloc<double>("macro:spec_rows_log_b", nspec * S.spec_ns);
