@@ -57,7 +57,7 @@ std::string input_error_of(const std::function<void()>& f) {
     } catch (const InputError& e) {
         return e.what();
     }
-    return "<no error>";
+    return "<no InputError>";
 }
 
 }  // namespace ugks::test

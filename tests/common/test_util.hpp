@@ -11,6 +11,6 @@ void write_file(const std::string& path, const std::string& text);
 std::string data_path(const std::string& name);
 /// Run a shell command, capture stdout+stderr; returns the exit code (WEXITSTATUS).
 int run_command(const std::string& cmd, std::string& output);
-/// The message of the InputError that f throws, or "<no error>".
+/// The message of the InputError that f throws, or "<no InputError>".
 std::string input_error_of(const std::function<void()>& f);
 }  // namespace ugks::test

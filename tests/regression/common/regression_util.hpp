@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -282,6 +284,27 @@ inline void expect_same_fields(const Fields& ref, const Fields& run, const std::
             EXPECT_LE(d, 1e-11) << what << ": field " << nf.name << " component " << c;
             worst = std::max(worst, d);
         }
+}
+
+/// The columns of a surface file (surface_final.csv: '#' comment lines, a header row, one row per
+/// face) by name.
+inline std::map<std::string, std::vector<double>> surface_rows(const std::string& path) {
+    std::ifstream in(path);
+    std::map<std::string, std::vector<double>> out;
+    std::vector<std::string> cols;
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::stringstream ss(line);
+        std::vector<std::string> cells;
+        for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+        if (cols.empty()) {
+            cols = cells;
+            continue;
+        }
+        for (std::size_t k = 0; k < cells.size() && k < cols.size(); ++k)
+            out[cols[k]].push_back(std::strtod(cells[k].c_str(), nullptr));
+    }
+    return out;
 }
 
 }  // namespace ugks::regression

@@ -74,27 +74,7 @@ TEST(FreeMolecular, TwoPlatesMatchClosedForm) {
     if (!::testing::Test::HasFailure()) remove_output(run.dir);
 }
 
-/// Per-face rows of surface_final.csv (comment lines skipped): column name -> values.
-std::map<std::string, std::vector<double>> surface_rows(const std::string& path) {
-    std::ifstream in(path);
-    std::map<std::string, std::vector<double>> out;
-    std::vector<std::string> cols;
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::stringstream ss(line);
-        std::vector<std::string> cells;
-        for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-        if (cols.empty()) {
-            cols = cells;
-            continue;
-        }
-        for (std::size_t k = 0; k < cells.size() && k < cols.size(); ++k)
-            out[cols[k]].push_back(std::strtod(cells[k].c_str(), nullptr));
-    }
-    return out;
-}
-
-// Free-molecular Couette flow on a 1D mesh with a 2D velocity grid (velocity.dim > mesh dimension,
+/// Free-molecular Couette flow on a 1D mesh with a 2D velocity grid (velocity.dim > mesh dimension,
 // tangential wall velocities, issue 17): P_xy = rho (U_1 - U_2) sqrt(T / (4 pi)) on both walls,
 // rho = 1, U_y = 0 in the gap. At Kn = 1e6 what remains is the velocity grid's integration of the
 // shifted wall Maxwellians: measured shear 8.0e-7 relative (at Kn = 1e4 the collisions add 8e-5);

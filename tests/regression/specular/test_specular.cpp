@@ -49,25 +49,6 @@ std::string vec2(double a, double b) {
     return s;
 }
 
-std::map<std::string, std::vector<double>> surface_rows(const std::string& path) {
-    std::ifstream in(path);
-    std::map<std::string, std::vector<double>> out;
-    std::vector<std::string> cols;
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::stringstream ss(line);
-        std::vector<std::string> cells;
-        for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-        if (cols.empty()) {
-            cols = cells;
-            continue;
-        }
-        for (std::size_t k = 0; k < cells.size() && k < cols.size(); ++k)
-            out[cols[k]].push_back(std::strtod(cells[k].c_str(), nullptr));
-    }
-    return out;
-}
-
 /// Cell averages across the strip, ordered along e: rho, T, U.e, U.t, q.e per station.
 struct Profile {
     std::vector<double> rho, T, Un, Ut, qn;

@@ -17,14 +17,7 @@
 namespace ugks {
 namespace {
 
-std::string input_error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "<no InputError>";
-}
+using test::input_error_of;
 
 struct BoxCase {
     int dim;

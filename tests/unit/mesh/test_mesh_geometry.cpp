@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "test_util.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/mesh/mesh.hpp"
 
@@ -55,14 +56,7 @@ void expect_vec(const Vec3& a, const Vec3& b, double tol = 1e-13) {
     for (int d = 0; d < 3; ++d) EXPECT_NEAR(a[d], b[d], tol) << "component " << d;
 }
 
-std::string input_error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "<no InputError>";
-}
+using test::input_error_of;
 
 TEST(MeshTables, CountsAndDimensions) {
     const CellType types[] = {CellType::Segment, CellType::Triangle, CellType::Quad,

@@ -6,20 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "test_util.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/mesh/sources.hpp"
 
 namespace ugks {
 namespace {
 
-std::string input_error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "<no InputError>";
-}
+using test::input_error_of;
 
 Mesh box(int dim, std::array<index_t, 3> n, Vec3 hi, const std::string& type = "") {
     BoxSpec s;
