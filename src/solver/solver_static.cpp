@@ -251,12 +251,9 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
         }
     if (!S.spec_rows.empty()) {
         UGKS_REQUIRE(grid.is_tensor(), "interpolated reflection on a point-list velocity grid");
-        for (int d = 0; d < 3; ++d) {
-            S.spec_n[d] = grid.counts[d];
-            S.spec_x.insert(S.spec_x.end(), grid.axis_nodes[d].begin(), grid.axis_nodes[d].end());
+        for (int d = 0; d < 3; ++d)  // laid out like axis_x
             S.spec_w.insert(S.spec_w.end(), grid.axis_weights[d].begin(),
                             grid.axis_weights[d].end());
-        }
         S.spec_slot.assign(grid.size(), -1);
         for (index_t s = 0; s < blocks.n_slots(); ++s)
             if (blocks.order[s] >= 0) S.spec_slot[blocks.order[s]] = s;

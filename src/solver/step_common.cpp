@@ -22,12 +22,10 @@ void wall_data_from_flux(const double* F, double dtw, const double* Uw, WallFace
 kern::SpecularGrid specular_grid(const SolverStatic& S, const double* x, const double* w,
                                  const index_t* slot) {
     kern::SpecularGrid G;
-    int off = 0;
     for (int d = 0; d < 3; ++d) {
-        G.n[d] = S.spec_n[d];
-        G.x[d] = x + off;
-        G.w[d] = w + off;
-        off += S.spec_n[d];
+        G.n[d] = (d < 2 ? S.axis_off[d + 1] : S.ntab) - S.axis_off[d];
+        G.x[d] = x + S.axis_off[d];
+        G.w[d] = w + S.axis_off[d];
     }
     G.slot = slot;
     return G;

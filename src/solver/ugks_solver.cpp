@@ -315,7 +315,7 @@ void UgksSolver::specular_rows() {
         if (SB) m_spec_gb[k] = kern::specular_log(m_spec_b[k]);
     }
     const kern::SpecularGrid G =
-        specular_grid(m_s, m_s.spec_x.data(), m_s.spec_w.data(), m_s.spec_slot.data());
+        specular_grid(m_s, m_s.axis_x.data(), m_s.spec_w.data(), m_s.spec_slot.data());
     const index_t nv = G.size();
     const index_t* self = &m_s.mirror[kern::kInterpolatedMirror * ns];
 #pragma omp parallel for schedule(dynamic, 1)

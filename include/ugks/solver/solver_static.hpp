@@ -67,12 +67,11 @@ struct SolverStatic {
     /// Faces with an interpolated reflection (kern bc_specular.hpp, docs/formulation.md section
     /// 8.2b): their rows of the symmetry-face store and their faces; the full rows span every
     /// velocity slot of all velocity ranks (spec_ns = global blocks * B, this rank's slots from
-    /// spec_g0); per axis the tensor grid's nodes and weights (spec_n counts, concatenated in
-    /// spec_x, spec_w) and per tensor index its global slot (spec_slot).
+    /// spec_g0); the tensor grid's per-axis weights (spec_w, laid out like axis_x) and per tensor
+    /// index its global slot (spec_slot).
     std::vector<index_t> spec_rows, spec_faces;
     index_t spec_ns = 0, spec_g0 = 0;
-    int spec_n[3] = {1, 1, 1};
-    std::vector<double> spec_x, spec_w;
+    std::vector<double> spec_w;
     std::vector<index_t> spec_slot;
     int limiter = 0;  ///< kern::LimiterKind of numerics.limiter
     /// Flat copies of the mesh geometry ([n][3]) for the kernel functions.

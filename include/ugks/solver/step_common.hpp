@@ -22,7 +22,7 @@ void wall_data_from_flux(const double* F, double dtw, const double* Uw, WallFace
 bool fixed_ghost_states(const CaseSetup& setup, const SolverStatic& S, const phys::GasParams& gas,
                         std::vector<double>& W, std::vector<phys::EqConst>& eq);
 
-/// The kern::SpecularGrid of S over copies of S.spec_x, S.spec_w, S.spec_slot at x, w, slot
+/// The kern::SpecularGrid of S over copies of S.axis_x, S.spec_w, S.spec_slot at x, w, slot
 /// (host or device memory).
 kern::SpecularGrid specular_grid(const SolverStatic& S, const double* x, const double* w,
                                  const index_t* slot);

@@ -55,7 +55,7 @@ struct UgksSolverDevice::Impl {
     DeviceArray<index_t> d_wall_faces, d_sym_faces;
     /// interpolated reflections (SolverStatic::spec_*): full rows [face][global slot], the grid
     DeviceArray<index_t> d_spec_rows, d_spec_faces, d_spec_slot;
-    DeviceArray<double> d_spec_x, d_spec_w, d_spec_h, d_spec_b, d_spec_gh, d_spec_gb;
+    DeviceArray<double> d_spec_w, d_spec_h, d_spec_b, d_spec_gh, d_spec_gb;
     DeviceArray<double> d_spec_part;  ///< per face and velocity chunk: the mass-balance sums
     static constexpr index_t kSpecChunk = 1024;  ///< velocities per thread group of those kernels
     std::vector<double> spec_host;               ///< staging of the full rows over comm_v

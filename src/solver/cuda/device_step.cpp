@@ -165,7 +165,7 @@ void UgksSolverDevice::Impl::specular_rows() {
                           nspec * NS, d_spec_h.data(), S.store_b ? d_spec_b.data() : nullptr,
                           d_spec_gh.data(), d_spec_gb.data()));
     const kern::SpecularGrid G =
-        specular_grid(S, d_spec_x.data(), d_spec_w.data(), d_spec_slot.data());
+        specular_grid(S, d_axis_x.data(), d_spec_w.data(), d_spec_slot.data());
     // enough thread groups to fill the device on a few faces: chunks of 1024 velocities
     const int threads = 256;
     const index_t chunk = kSpecChunk;

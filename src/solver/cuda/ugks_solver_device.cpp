@@ -136,12 +136,11 @@ void UgksSolverDevice::Impl::setup_all() {
         d_spec_rows = upload("static:spec_rows", or1(S.spec_rows, index_t{0}));
         d_spec_faces = upload("static:spec_faces", or1(S.spec_faces, index_t{0}));
         d_spec_slot = upload("static:spec_slot", or1(S.spec_slot, index_t{0}));
-        d_spec_x = upload("static:spec_x", or1(S.spec_x, 0.0));
         d_spec_w = upload("static:spec_w", or1(S.spec_w, 0.0));
         if (nspec > 0) {
             d_spec_h = alloc<double>("macro:spec_rows_h", nspec * S.spec_ns);
             d_spec_gh = alloc<double>("macro:spec_rows_log_h", nspec * S.spec_ns);
-            const index_t nv = static_cast<index_t>(S.spec_n[0]) * S.spec_n[1] * S.spec_n[2];
+            const index_t nv = static_cast<index_t>(S.spec_slot.size());
             d_spec_part = alloc<double>("macro:spec_partial",
                                         2 * nspec * ((nv + kSpecChunk - 1) / kSpecChunk));
             if (S.store_b) {
