@@ -110,6 +110,15 @@ void decompose(Problem& pb) {
     bind_device(pb.layout);
     const std::vector<int> part = partition_cells(pb.mesh, pb.layout.P_x, MPI_COMM_WORLD);
     pb.local = build_local_mesh(pb.mesh, part, pb.layout.p);
+    const std::vector<double> scales = periodic_jump_scales(pb.setup.boundaries);
+    add_jump_images(pb.local, scales);
+    const auto pairs = periodic_pairs(pb.setup.boundaries);
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+        if (scales[k] != 1.0)
+            log::info(
+                "boundaries.{}/{}: periodic pair with a pressure jump, p({} side) / p({} side) = "
+                "{:.6g} (docs/formulation.md section 8.6)",
+                pairs[k].first, pairs[k].second, pairs[k].first, pairs[k].second, scales[k]);
 }
 
 /// The estimates of stage 3 (collective).

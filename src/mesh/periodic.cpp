@@ -81,8 +81,12 @@ void connect_periodic(Mesh& mesh, const std::vector<std::pair<std::string, std::
     std::vector<index_t> partner_of(static_cast<std::size_t>(nf), -1);  // B face -> A face
     std::vector<Vec3> shift(static_cast<std::size_t>(nf), Vec3{0, 0, 0});
     if (!mesh.face_shift.empty()) shift = mesh.face_shift;
+    std::vector<int> pair_of(static_cast<std::size_t>(nf), -1);
+    if (mesh.face_pair.size() == static_cast<std::size_t>(nf)) pair_of = mesh.face_pair;
+    int pair_index = -1;
 
     for (const auto& [name_a, name_b] : pairs) {
+        ++pair_index;
         const std::string both = "periodic patches '" + name_a + "' and '" + name_b + "'";
         const int pa = mesh.patch_index(name_a), pb = mesh.patch_index(name_b);
         if (pa < 0 || pb < 0)
@@ -170,6 +174,7 @@ void connect_periodic(Mesh& mesh, const std::vector<std::pair<std::string, std::
             mesh.face_neighbour[best] = cell_b;
             mesh.face_patch[best] = -1;
             shift[best] = sub(mesh.face_centroid[best], xb);
+            pair_of[best] = pair_index;
         }
     }
 
@@ -197,6 +202,7 @@ void connect_periodic(Mesh& mesh, const std::vector<std::pair<std::string, std::
         m.face_centroid[k] = m.face_centroid[f];
         m.face_area[k] = m.face_area[f];
         shift[k] = shift[f];
+        pair_of[k] = pair_of[f];
         ++k;
     }
     m.face_node_offsets = std::move(offsets);
@@ -209,7 +215,9 @@ void connect_periodic(Mesh& mesh, const std::vector<std::pair<std::string, std::
     m.face_centroid.resize(n);
     m.face_area.resize(n);
     shift.resize(n);
+    pair_of.resize(n);
     m.face_shift = std::move(shift);
+    m.face_pair = std::move(pair_of);
     // A B face sat in its owner's list; the joined face takes its place there.
     for (index_t& f : m.cell_faces) f = new_id[f];
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -256,6 +257,7 @@ LocalMesh build_local_mesh(const Mesh& global, const std::vector<int>& part, int
     // Periodic faces keep the global orientation (owner/neighbour) locally, so the global shift of
     // the neighbour's image applies unchanged.
     const bool has_shift = static_cast<index_t>(global.face_shift.size()) == nf;
+    const bool has_pair = static_cast<index_t>(global.face_pair.size()) == nf;
     for (index_t gf : L.global_face) {
         for (index_t k = global.face_node_offsets[gf]; k < global.face_node_offsets[gf + 1]; ++k)
             M.face_nodes.push_back(node_g2l[global.face_nodes[k]]);
@@ -270,6 +272,7 @@ LocalMesh build_local_mesh(const Mesh& global, const std::vector<int>& part, int
             M.face_area.push_back(global.face_area[gf]);
         }
         if (has_shift) M.face_shift.push_back(global.face_shift[gf]);
+        if (has_pair) M.face_pair.push_back(global.face_pair[gf]);
     }
 
     // Cell -> faces in the global order of each cell's list (derived from the faces if absent).
@@ -326,6 +329,88 @@ LocalMesh build_local_mesh(const Mesh& global, const std::vector<int>& part, int
         s.erase(std::unique(s.begin(), s.end()), s.end());
     }
     return L;
+}
+
+void add_jump_images(LocalMesh& L, const std::vector<double>& pair_scale) {
+    Mesh& M = L.mesh;
+    const index_t nf0 = M.n_faces();
+    if (static_cast<index_t>(M.face_pair.size()) != nf0) return;
+    bool any = false;
+    for (index_t f = 0; f < nf0 && !any; ++f)
+        any = M.face_pair[f] >= 0 && pair_scale.at(M.face_pair[f]) != 1.0;
+    if (!any) return;
+    const bool has_volume = M.cell_volume.size() == static_cast<std::size_t>(M.n_cells());
+    std::map<std::pair<index_t, double>, index_t> image_of;
+    auto image = [&](index_t src, double s, const Vec3& shift) {
+        auto it = image_of.find({src, s});
+        if (it != image_of.end()) return it->second;
+        const index_t c = M.n_cells();
+        M.cell_type.push_back(M.cell_type[src]);
+        for (index_t k = M.cell_node_offsets[src]; k < M.cell_node_offsets[src + 1]; ++k)
+            M.cell_nodes.push_back(M.cell_nodes[k]);
+        M.cell_node_offsets.push_back(static_cast<index_t>(M.cell_nodes.size()));
+        if (has_volume) M.cell_volume.push_back(M.cell_volume[src]);
+        const Vec3 x = M.cell_centroid[src];
+        M.cell_centroid.push_back({x[0] + shift[0], x[1] + shift[1], x[2] + shift[2]});
+        L.global_cell.push_back(L.global_cell[src]);
+        L.ghost_part.push_back(L.part);
+        ++L.n_ghost;
+        L.images.src.push_back(src);
+        L.images.dst.push_back(c);
+        L.images.scale.push_back(s);
+        image_of[{src, s}] = c;
+        return c;
+    };
+    // per cell: face replacements (owned R: joined face -> its own face; ghost R: dropped)
+    std::map<std::pair<index_t, index_t>, index_t> replace;
+    for (index_t f = 0; f < nf0; ++f) {
+        if (M.face_pair[f] < 0) continue;
+        const double s = pair_scale.at(M.face_pair[f]);
+        if (s == 1.0) continue;
+        const index_t a = M.face_owner[f], b = M.face_neighbour[f];
+        const Vec3 shift = M.face_shift[f];
+        const Vec3 back{-shift[0], -shift[1], -shift[2]};
+        M.face_neighbour[f] = image(b, s, shift);
+        M.face_shift[f] = {0, 0, 0};
+        JumpFace J;
+        J.face = f;
+        J.scale = s;
+        if (b < L.n_owned) {
+            const index_t g = M.n_faces();
+            for (index_t k = M.face_node_offsets[f]; k < M.face_node_offsets[f + 1]; ++k)
+                M.face_nodes.push_back(M.face_nodes[k]);
+            M.face_node_offsets.push_back(static_cast<index_t>(M.face_nodes.size()));
+            M.face_owner.push_back(b);
+            M.face_neighbour.push_back(image(a, 1.0 / s, back));
+            M.face_patch.push_back(-1);
+            const Vec3 n = M.face_normal[f], xf = M.face_centroid[f];
+            M.face_normal.push_back({-n[0], -n[1], -n[2]});
+            M.face_centroid.push_back({xf[0] + back[0], xf[1] + back[1], xf[2] + back[2]});
+            M.face_area.push_back(M.face_area[f]);
+            M.face_shift.push_back({0, 0, 0});
+            M.face_pair.push_back(M.face_pair[f]);
+            L.global_face.push_back(L.global_face[f]);
+            J.partner = g;
+            replace[{b, f}] = g;
+        } else {
+            replace[{b, f}] = -1;
+        }
+        L.jumps.push_back(J);
+    }
+    std::vector<index_t> offsets{0}, faces;
+    const index_t nc_old = static_cast<index_t>(M.cell_face_offsets.size()) - 1;
+    for (index_t c = 0; c < M.n_cells(); ++c) {
+        if (c < nc_old)
+            for (index_t k = M.cell_face_offsets[c]; k < M.cell_face_offsets[c + 1]; ++k) {
+                index_t f = M.cell_faces[k];
+                auto it = replace.find({c, f});
+                if (it != replace.end()) f = it->second;
+                if (f >= 0) faces.push_back(f);
+            }
+        offsets.push_back(static_cast<index_t>(faces.size()));
+    }
+    M.cell_face_offsets = std::move(offsets);
+    M.cell_faces = std::move(faces);
 }
 
 }  // namespace ugks

@@ -138,6 +138,8 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
             }
         } else if (bc.type == "periodic") {
             bc.partner = cfg.get<std::string>(base + ".partner");
+            bc.pressure_ratio = cfg.get_or<double>(base + ".pressure_ratio", 1.0);
+            cfg.check_range(base + ".pressure_ratio", bc.pressure_ratio, 0.0, HUGE_VAL, true);
         }
         out.push_back(bc);
     }
@@ -240,6 +242,10 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
             if (count[p] != count[q] || std::abs(area[p] - area[q]) > 1e-10 * (area[p] + area[q]))
                 cfg.fail(key + ".partner", "periodic patches '" + bc.patch + "' and '" +
                                                bc.partner + "' differ in face count or area");
+            if (bc.pressure_ratio != 1.0 && it->second->pressure_ratio != 1.0)
+                cfg.fail(key + ".pressure_ratio",
+                         "both '" + bc.patch + "' and its partner '" + bc.partner +
+                             "' set a pressure_ratio; set it on one patch of the pair");
         }
     }
     return mirrors;
@@ -279,6 +285,17 @@ void resolve_reflections(std::vector<BoundaryCondition>& bcs, const VelocityGrid
                     "velocity grid, which needs a tensor velocity grid to interpolate on "
                     "(velocity.type '" +
                     grid.kind + "' is a point list)");
+}
+
+std::vector<double> periodic_jump_scales(const std::vector<BoundaryCondition>& bcs) {
+    std::map<std::string, const BoundaryCondition*> by_name;
+    for (const auto& bc : bcs) by_name[bc.patch] = &bc;
+    std::vector<double> out;
+    for (const auto& [a, b] : periodic_pairs(bcs)) {
+        const double ra = by_name.at(a)->pressure_ratio, rb = by_name.at(b)->pressure_ratio;
+        out.push_back(ra != 1.0 ? ra : 1.0 / rb);
+    }
+    return out;
 }
 
 std::vector<std::pair<std::string, std::string>> periodic_pairs(

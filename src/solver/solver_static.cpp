@@ -226,6 +226,15 @@ SolverStatic make_solver_static(const CaseSetup& setup, const LocalMesh& local,
         S.kd3[i] = std::pow(
             setup.numerics.venkatakrishnan_k * std::pow(mesh.cell_volume[i], 1.0 / S.dim), 3.0);
     }
+    S.img_src = local.images.src;
+    S.img_dst = local.images.dst;
+    S.img_scale = local.images.scale;
+    for (const JumpFace& J : local.jumps)
+        if (J.partner >= 0) {
+            S.jump_f.push_back(J.face);
+            S.jump_fp.push_back(J.partner);
+            S.jump_d.push_back(1.0 / J.scale - 1.0);
+        }
     const std::string& lim = setup.numerics.limiter;
     S.limiter = lim == "venkatakrishnan"   ? kern::kVenkatakrishnan
                 : lim == "barth_jespersen" ? kern::kBarthJespersen

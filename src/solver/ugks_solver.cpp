@@ -17,6 +17,7 @@
 #include "ugks/solver/kernels/bc_pressure.hpp"
 #include "ugks/solver/kernels/bc_symmetry.hpp"
 #include "ugks/solver/kernels/face_input.hpp"
+#include "ugks/solver/kernels/periodic_jump.hpp"
 #include "ugks/solver/kernels/time_step.hpp"
 #include "ugks/solver/raw_moments.hpp"
 #include "ugks/solver/step_common.hpp"
@@ -174,7 +175,7 @@ double UgksSolver::compute_local_dt() {
     }
     {
         ScopedTimer t("mpi_halo");
-        m_halo.exchange(m_dtc.data(), 1);
+        exchange(m_dtc.data(), 1, false);
     }
     // Face step: the smaller of its two cells' steps (a boundary face: its cell's), the same on
     // every rank that holds the face.
@@ -228,7 +229,7 @@ void UgksSolver::gradients_W() {
     for (index_t i = 0; i < m_s.no; ++i)
         kern::gradient_W_cell(i, m_W.data(), m_s.lsq_off.data(), m_s.lsq_nbr.data(), m_s.lsq.data(),
                               m_s.slot_dx.data(), m_s.limiter, m_s.kd3[i], &m_gradW[15 * i]);
-    m_halo.exchange(m_gradW.data(), 15);
+    exchange(m_gradW.data(), 15);
 }
 
 void UgksSolver::face_precompute(double dt) {
@@ -244,6 +245,7 @@ void UgksSolver::face_precompute(double dt) {
                          in);
         phys::face_equilibrium(in, m_gas, m_local_dt ? m_dtf[f] : dt, m_fc[f]);
     }
+    jump_face_coeffs(dt);
 }
 
 void UgksSolver::wall_densities() {
@@ -386,16 +388,16 @@ void UgksSolver::sweep(double dt) {
         const index_t s0 = static_cast<index_t>(m) * B;
         {
             ScopedTimer t("mpi_halo");
-            m_halo.exchange(h, B);
-            if (b) m_halo.exchange(b, B);
+            exchange(h, B);
+            if (b) exchange(b, B);
         }
         if (second) {
             ScopedTimer t("reconstruction");
             gradient_block(h, gh.data());
             if (b) gradient_block(b, gb.data());
             ScopedTimer t2("mpi_halo");
-            m_halo.exchange(gh.data(), 3 * B);
-            if (b) m_halo.exchange(gb.data(), 3 * B);
+            exchange(gh.data(), 3 * B);
+            if (b) exchange(gb.data(), 3 * B);
         }
 
         // Face fluxes of this block (face-flux cache) and the block's share of the macroscopic
@@ -502,6 +504,18 @@ void UgksSolver::sweep(double dt) {
                 }
                 for (int e = 0; e < 5; ++e) m_Facc[5 * f + e] += acc[e];
             }
+            // partner faces of jump faces: the jump face's flux and the pressure jump
+            for (std::size_t k = 0; k < m_s.jump_f.size(); ++k) {
+                const index_t f = m_s.jump_f[k], g = m_s.jump_fp[k];
+                const double dtf = m_local_dt ? m_dtf[f] : dt;
+                for (int v = 0; v < B; ++v) {
+                    double qb;
+                    kern::jump_partner_flux<D, SB>(
+                        m_fc[f].eq, m_s.jump_d[k], dtf, &m_s.normal[3 * f], &m_s.u[3 * (s0 + v)],
+                        phi_h[f * B + v], SB ? phi_b[f * B + v] : 0.0, phi_h[g * B + v], qb);
+                    if (SB) phi_b[g * B + v] = qb;
+                }
+            }
         });
         timers().stop("flux");
 
@@ -548,6 +562,8 @@ void UgksSolver::sweep(double dt) {
     ScopedTimer t("mpi_reduction");
     MPI_Allreduce(MPI_IN_PLACE, m_Facc.data(), static_cast<int>(m_Facc.size()), MPI_DOUBLE, MPI_SUM,
                   m_layout.comm_v);
+    for (std::size_t k = 0; k < m_s.jump_f.size(); ++k)
+        for (int e = 0; e < 5; ++e) m_Facc[5 * m_s.jump_fp[k] + e] = -m_Facc[5 * m_s.jump_f[k] + e];
 }
 
 void UgksSolver::macro_update(double dt, StepResult& r) {
@@ -688,8 +704,26 @@ void UgksSolver::stage2_and_moments(double dt) {
 StepResult UgksSolver::step() { return run_step(*this); }
 
 void UgksSolver::exchange_macro() {
-    m_halo.exchange(m_W.data(), 5);
-    m_halo.exchange(m_q.data(), 3);
+    exchange(m_W.data(), 5);
+    exchange(m_q.data(), 3);
+}
+
+void UgksSolver::exchange(double* data, int width, bool scaled) {
+    m_halo.exchange(data, width);
+    const index_t n = static_cast<index_t>(m_s.img_dst.size());
+    for (index_t k = 0; k < n; ++k)
+        for (int j = 0; j < width; ++j)
+            kern::fill_image(data, width, k, j, m_s.img_src.data(), m_s.img_dst.data(),
+                             m_s.img_scale.data(), scaled);
+}
+
+void UgksSolver::jump_face_coeffs(double dt) {
+    for (std::size_t k = 0; k < m_s.jump_f.size(); ++k) {
+        const index_t f = m_s.jump_f[k], g = m_s.jump_fp[k];
+        const double dtf = m_local_dt ? m_dtf[f] : dt;
+        kern::jump_partner_F(m_fc[f].p0, m_s.jump_d[k], dtf, &m_s.normal[3 * f], m_fc[f].F,
+                             m_fc[g].F);
+    }
 }
 
 void UgksSolver::cell_states() {

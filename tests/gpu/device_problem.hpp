@@ -165,6 +165,7 @@ inline std::unique_ptr<Problem> make_problem(const std::string& yaml,
     bind_device(P->layout);
     const auto part = partition_cells(P->mesh, P->layout.P_x, comm);
     P->local = build_local_mesh(P->mesh, part, P->layout.p);
+    add_jump_images(P->local, periodic_jump_scales(P->setup.boundaries));
     return P;
 }
 

@@ -115,6 +115,13 @@ TEST(DeviceDecomposition, PeriodicPhysicalRanks) {
     invariance(kPeriodicCase, 1, kPeriodicDecomp, "periodic P_x = np");
 }
 
+TEST(DeviceDecomposition, PeriodicPressureJumpPhysicalRanks) {
+    // images filled from halo ghosts after the pipelined halos of h and the gradients
+    std::vector<std::string> ov = kPeriodicDecomp;
+    ov.push_back("boundaries.xmin.pressure_ratio=1.15");
+    invariance(kPeriodicCase, 1, ov, "periodic pressure jump P_x = np");
+}
+
 // parallel.halo explicitly: staged (host MPI) and nccl (device to device, NCCL allreduce for the
 // velocity sums; skipped unless every rank has its own GPU).
 TEST(DeviceDecomposition, StagedVelocityRanks) {

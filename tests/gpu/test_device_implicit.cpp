@@ -124,6 +124,14 @@ TEST(DeviceImplicit, ClosedPeriodicChannelWithBodyForceMatchesCpu) {
          "mesh.box.stretch_symmetric=true", "time.steps=8", "forces.acceleration=[0.2, -0.1]"},
         "implicit periodic body force", true);
 }
+TEST(DeviceImplicit, PeriodicPressureJumpMatchesCpu) {
+    // the jump in the local steps (images of dt_i copied, not scaled) and the implicit residual
+    implicit_cpu_vs_device(
+        kPeriodicCase,
+        {"time.mode=steady", "time.steady_method=implicit", "mesh.box.stretch=[1.0, 1.5]",
+         "mesh.box.stretch_symmetric=true", "time.steps=8", "boundaries.xmax.pressure_ratio=0.9"},
+        "implicit periodic pressure jump", true);
+}
 TEST(DeviceImplicit, PressureChannelMatchesCpu) {
     implicit_cpu_vs_device(kPressureChannel, with(kImplicit, {"time.steps=10"}),
                            "implicit pressure channel", false);

@@ -130,6 +130,13 @@ TEST(DeviceSolver, PeriodicChannelWithBodyForceMatchesCpu) {
     // and the interface solution's force slope
     cpu_vs_device(kPeriodicCase, {"forces.acceleration=[0.2, -0.1]"}, "periodic body force");
 }
+TEST(DeviceSolver, PeriodicPressureJumpMatchesCpu) {
+    // a pressure jump on the x pair (docs/formulation.md section 8.6): image cells of W, q,
+    // gradients, h, b and their gradients; the partner faces' fluxes from the jump faces; padded
+    // block
+    cpu_vs_device(kPeriodicCase, {"boundaries.xmin.pressure_ratio=1.15", "parallel.block_size=13"},
+                  "periodic pressure jump");
+}
 TEST(DeviceSolver, PressureChannelMatchesCpu) {
     // pressure inlet/outlet ghost states from the owners (issue 17), padded block
     cpu_vs_device(kPressureChannel, {"parallel.block_size=13"}, "pressure channel");

@@ -60,6 +60,9 @@ struct Mesh {
     /// cell_centroid[neighbour] + face_shift[f]; zero for every other face. Empty when the mesh
     /// has no periodic faces.
     std::vector<Vec3> face_shift;
+    /// Periodic faces: the index of their pair in the connect_periodic call that joined them; -1
+    /// for every other face. Empty when the mesh has no periodic faces.
+    std::vector<int> face_pair;
 
     // cell -> faces (CSR)
     std::vector<index_t> cell_face_offsets{0};
@@ -118,7 +121,8 @@ void validate_mesh(const Mesh& mesh, const std::string& source);
 /// face_patch = -1 and face_shift = centroid_A - centroid_B (the neighbour's image centroid is
 /// cell_centroid[neighbour] + face_shift, next to the A face). The B faces are removed, faces are
 /// renumbered (kept faces in their old order), cell_faces point to the joined face where they
-/// pointed to the B face; face_shift is created (zero for every other face). patch_names are kept,
+/// pointed to the B face; face_shift is created (zero for every other face) and face_pair (the
+/// index of the pair in `pairs`, -1 for every other face). patch_names are kept,
 /// A and B then have no faces. InputError naming both patches (and the offending face centroid):
 /// unknown or identical patches, a patch without boundary faces, different face counts, a face
 /// without a partner, unequal areas, normals not opposite, or a face joined to its own cell (a

@@ -31,6 +31,24 @@ struct HaloPattern {
     std::vector<std::vector<index_t>> recv_cells;  ///< per neighbour: ghost local cells to fill
 };
 
+/// Image cells of a rank (periodic pairs with a pressure jump, docs/formulation.md section 8.6):
+/// local cell dst[k] holds scale[k] times local cell src[k] (owned or ghost) for the quantities
+/// that are linear in the density (W, q, gradients, h, b) and an unscaled copy otherwise.
+struct CellImages {
+    std::vector<index_t> src, dst;
+    std::vector<double> scale;
+    bool empty() const { return dst.empty(); }
+};
+
+/// A periodic face with a pressure jump: `face` joins the owner L to the image of the
+/// neighbour R scaled by s; `partner` (-1 when R is not owned here) is R's own face: owner R,
+/// neighbour the image of L scaled by 1/s, normal reversed; its flux is taken from `face`.
+struct JumpFace {
+    index_t face = -1;
+    index_t partner = -1;
+    double scale = 1.0;
+};
+
 /// One rank's part of the mesh: owned cells first (ascending global id), then ghost cells (face
 /// neighbours owned by other parts, ascending global id). Faces: every face with at least one owned
 /// cell, in ascending global face id, orientation and geometry as in the global mesh,
@@ -51,9 +69,23 @@ struct LocalMesh {
     std::vector<int> ghost_part;  ///< per ghost (local cell n_owned + i): the part that owns it
     HaloPattern halo;
     int part = 0;
+    CellImages images;            ///< image cells (add_jump_images), counted in n_ghost
+    std::vector<JumpFace> jumps;  ///< periodic faces with a pressure jump (add_jump_images)
 };
 /// Extract part `my_part` of `global` (part[c] = part of global cell c, as from partition_cells).
 LocalMesh build_local_mesh(const Mesh& global, const std::vector<int>& part, int my_part);
+
+/// Periodic pairs with a pressure jump (docs/formulation.md section 8.6). pair_scale[p]: the factor
+/// s of pair p (Mesh::face_pair) by which the neighbour R of a joined face is seen from its owner L
+/// (1: a plain periodic pair, left as it is). For every local face of such a pair: an image cell of
+/// R (s times R, at R's centroid + face_shift) becomes the face's neighbour; when R is owned, a new
+/// face of R (owner R, neighbour an image of L scaled by 1/s at L's centroid - face_shift, normal
+/// reversed, centroid shifted back) replaces the joined face in R's face list; a ghost R drops the
+/// joined face from its list. One image per (cell, scale); images are appended after the ghosts and
+/// counted in n_ghost (global_cell: their source's id, ghost_part: this part; the halo pattern is
+/// unchanged, the images are filled locally from their sources). face_shift of the touched faces
+/// becomes zero (the images carry the shift).
+void add_jump_images(LocalMesh& local, const std::vector<double>& pair_scale);
 
 /// Halo exchange over comm_x of cell arrays laid out [cell][width] (width values per cell; width
 /// may be 1 .. several hundred). Values travel through host buffers owned by this object (the

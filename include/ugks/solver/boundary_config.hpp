@@ -22,7 +22,7 @@ struct VelocityGrid;
 /// outflow (zero gradient), pressure_inlet (p, T) and pressure_outlet (p): ghost Maxwellians
 /// rebuilt each step from the owner (section 8.5), symmetry and specular_wall (specular reflection
 /// on any plane or surface, section 8.2b; specular_wall is parsed as a diffuse wall with
-/// accommodation 0), periodic (partner patch).
+/// accommodation 0), periodic (partner patch, pressure_ratio).
 struct BoundaryCondition {
     std::string patch;
     std::string type;
@@ -31,6 +31,9 @@ struct BoundaryCondition {
     double p = 0.5;       ///< pressure_inlet / pressure_outlet pressure (nondimensional, rho T / 2)
     Vec3 U{0, 0, 0};      ///< wall velocity (tangential) or far-field velocity
     std::string partner;  ///< periodic partner patch
+    /// periodic: p on this patch's side over p on the partner's side (a density ratio at the
+    /// same temperature and velocity; 1: a plain periodic pair; docs/formulation.md section 8.6)
+    double pressure_ratio = 1.0;
     /// diffuse_wall: Maxwell's accommodation coefficient alpha in [0, 1] (1: fully diffuse; the
     /// fraction 1 - alpha is reflected specularly, which needs an axis-aligned plane)
     double accommodation = 1.0;
@@ -118,5 +121,9 @@ void resolve_reflections(std::vector<BoundaryCondition>& bcs, const VelocityGrid
 /// connect_periodic (ugks/mesh/mesh.hpp).
 std::vector<std::pair<std::string, std::string>> periodic_pairs(
     const std::vector<BoundaryCondition>& bcs);
+
+/// Per pair of periodic_pairs: the factor s by which a B-side cell is seen from the A side
+/// (add_jump_images): A's pressure_ratio, else 1 / B's (1 for a plain pair).
+std::vector<double> periodic_jump_scales(const std::vector<BoundaryCondition>& bcs);
 
 }  // namespace ugks

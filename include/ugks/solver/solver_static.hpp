@@ -74,6 +74,14 @@ struct SolverStatic {
     std::vector<double> spec_w;
     std::vector<index_t> spec_slot;
     int limiter = 0;  ///< kern::LimiterKind of numerics.limiter
+    /// Periodic pairs with a pressure jump (kern periodic_jump.hpp, docs/formulation.md section
+    /// 8.6): the image cells (img_dst[k] = img_scale[k] x img_src[k], LocalMesh::images) and the
+    /// partner faces whose flux comes from a jump face (jump_fp[k] from jump_f[k], jump_d[k] =
+    /// 1/s - 1).
+    std::vector<index_t> img_src, img_dst;
+    std::vector<double> img_scale;
+    std::vector<index_t> jump_f, jump_fp;
+    std::vector<double> jump_d;
     /// Flat copies of the mesh geometry ([n][3]) for the kernel functions.
     std::vector<double> normal, face_centroid, cell_centroid;
 };

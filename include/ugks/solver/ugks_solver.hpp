@@ -115,6 +115,11 @@ private:
     /// Interpolated reflections (docs/formulation.md section 8.2b): the full rows of owner values
     /// at t^n (gathered over comm_v), then the scaled reflected values into m_sym_h (m_sym_b).
     void specular_rows();
+    /// Halo exchange of an array [cell][width], then its image cells (periodic pairs with a
+    /// pressure jump, kern periodic_jump.hpp): scaled for quantities linear in the density.
+    void exchange(double* data, int width, bool scaled = true);
+    /// The partner faces of jump faces (kern::jump_partner_F): their macroscopic flux.
+    void jump_face_coeffs(double dt);
     void sweep(double dt);
     void macro_update(double dt, StepResult& r);
     void stage2_and_moments(double dt);

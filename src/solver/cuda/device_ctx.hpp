@@ -82,6 +82,13 @@ struct Ctx {
     double *Rm = nullptr, *Qm = nullptr;        ///< per owned cell, 5: Rm and the moments Q
     double* rf = nullptr;                       ///< per local face: spectral radius r_f
     double *diag = nullptr, *a0 = nullptr;      ///< per owned cell: macro diagonal, 1/dtau + 1/tau*
+    // periodic pairs with a pressure jump (SolverStatic::img_*, jump_*)
+    const index_t *img_src = nullptr, *img_dst = nullptr;
+    const double* img_scale = nullptr;
+    index_t nimg = 0;
+    const index_t *jump_f = nullptr, *jump_fp = nullptr;
+    const double* jump_d = nullptr;
+    index_t njump = 0;
 };
 
 __device__ inline double dot3(const double* a, const double* b) {

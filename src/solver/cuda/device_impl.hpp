@@ -45,6 +45,8 @@ struct UgksSolverDevice::Impl {
     DeviceArray<double> d_ghost_W;
     DeviceArray<phys::EqConst> d_ghost_eq;
     DeviceArray<double> d_wall_T, d_wall_U;
+    DeviceArray<index_t> d_img_src, d_img_dst, d_jump_f, d_jump_fp;
+    DeviceArray<double> d_img_scale, d_jump_d;
     index_t nghost = 0;
     bool pressure_faces = false;  ///< a pressure inlet/outlet face on this rank
     DeviceArray<double> d_W, d_Wold, d_gradW, d_q, d_tau, d_stress, d_h, d_b, d_Facc, d_rho_wall,
@@ -197,7 +199,13 @@ struct UgksSolverDevice::Impl {
     /// h, b = the Shakhov equilibria of the initial state (zero heat flux), every local cell.
     void init_distributions();
     void allreduce_v(DeviceArray<double>& a, index_t n);
-    void macro_halo(double* a, int width);
+    /// Halo exchange of an array [cell][width] (halo_g), then its image cells (scaled: linear in
+    /// the density).
+    void macro_halo(double* a, int width, bool scaled = true);
+    /// The image cells of an array [cell][width] on the compute stream (k_images).
+    void fill_images(double* a, int width, bool scaled = true);
+    /// The partner faces' velocity sums after the velocity reduction (k_jump_facc).
+    void jump_sums();
 };
 
 }  // namespace ugks

@@ -72,7 +72,7 @@ double UgksSolverDevice::Impl::compute_local_dt() {
         UGKS_CUDA_CHECK(
             cudaMemcpyAsync(&dtmin, d_red.data(), sizeof(double), cudaMemcpyDeviceToHost, compute));
     }
-    macro_halo(d_dtc.data(), 1);  // both ranks of a face see the same two steps
+    macro_halo(d_dtc.data(), 1, false);  // both ranks of a face see the same two steps
     if (S.nf > 0) {
         UGKS_TIMED_LAUNCH((*this), "k_face_dt", compute,
                           k_face_dt<<<grid_for(S.nf), kThreads, 0, compute>>>(C));
@@ -129,10 +129,21 @@ void UgksSolverDevice::Impl::gradients_W() {
     macro_halo(d_gradW.data(), 15);
 }
 
+void UgksSolverDevice::Impl::fill_images(double* a, int width, bool scaled) {
+    if (C.nimg == 0) return;
+    UGKS_TIMED_LAUNCH(
+        (*this), "k_images", compute,
+        k_images<<<grid_for(C.nimg * width), kThreads, 0, compute>>>(C, a, width, scaled));
+}
+
 void UgksSolverDevice::Impl::face_precompute(double dt) {
     if (S.nf == 0) return;
     UGKS_TIMED_LAUNCH((*this), "k_face_pre", compute,
                       k_face_pre<<<grid_for(S.nf, 128), 128, 0, compute>>>(C, dt));
+    if (C.njump > 0) {
+        UGKS_TIMED_LAUNCH((*this), "k_jump_fc", compute,
+                          k_jump_fc<<<grid_for(C.njump), kThreads, 0, compute>>>(C, dt));
+    }
 }
 
 void UgksSolverDevice::Impl::specular_rows() {
@@ -249,6 +260,12 @@ void UgksSolverDevice::Impl::sweep(double dt) {
         return c;
     };
     auto launch_grad = [&](int m) {
+        if (C.nimg > 0) {  // the image cells of block m (its halo has arrived)
+            double *hm, *bm;
+            hb(m, hm, bm);
+            fill_images(hm, B);
+            if (bm) fill_images(bm, B);
+        }
         if (!second || S.no <= 0) return;
         const Ctx Cm = ctx_for(m);
         dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
@@ -267,6 +284,10 @@ void UgksSolverDevice::Impl::sweep(double dt) {
     };
     auto launch_flux_stage1 = [&](int m) {
         const Ctx Cm = ctx_for(m);
+        if (second && C.nimg > 0) {  // the image cells of block m's gradients
+            fill_images(Cm.gh, 3 * B);
+            if (S.store_b) fill_images(Cm.gb, 3 * B);
+        }
         if (S.nf > 0) {
             dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
                 constexpr int D = decltype(d)::value;
@@ -317,6 +338,13 @@ void UgksSolverDevice::Impl::sweep(double dt) {
                 }
                 UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
                                   k_flux<D, HB><<<nfu, group, 0, compute>>>(Cm, m, dt));
+            });
+        }
+        if (C.njump > 0) {  // the partner faces of jump faces (after the fluxes of block m)
+            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+                UGKS_TIMED_LAUNCH((*this), "k_jump_flux", compute,
+                                  k_jump_flux<decltype(d)::value, decltype(hb_)::value>
+                                  <<<grid_for(C.njump * B), kThreads, 0, compute>>>(Cm, m, dt));
             });
         }
         if (S.no > 0 && implicit) {
@@ -396,6 +424,7 @@ void UgksSolverDevice::Impl::sweep(double dt) {
             // The host returns to the next block's halos (MPI) while these kernels run.
         }
         allreduce_v(d_Facc, 5 * S.nf);
+        jump_sums();
         return;
     }
     for (int m = 0; m < S.nblk; ++m) {
@@ -421,6 +450,13 @@ void UgksSolverDevice::Impl::sweep(double dt) {
         // The host now returns to the next block's halo (MPI) while these kernels run.
     }
     allreduce_v(d_Facc, 5 * S.nf);
+    jump_sums();
+}
+
+void UgksSolverDevice::Impl::jump_sums() {
+    if (C.njump == 0) return;
+    UGKS_TIMED_LAUNCH((*this), "k_jump_facc", compute,
+                      k_jump_facc<<<grid_for(C.njump * 5), kThreads, 0, compute>>>(C));
 }
 
 void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {

@@ -9,6 +9,7 @@
 #include "ugks/solver/kernels/bc_symmetry.hpp"
 #include "ugks/solver/kernels/face_input.hpp"
 #include "ugks/solver/kernels/flux.hpp"
+#include "ugks/solver/kernels/periodic_jump.hpp"
 #include "ugks/solver/kernels/reconstruct.hpp"
 #include "ugks/solver/kernels/update.hpp"
 #include "ugks/solver/raw_moments.hpp"
@@ -630,6 +631,50 @@ __global__ void k_imp_res(Ctx C, int m) {
     const index_t idx = (static_cast<index_t>(m) * C.no + i) * B + v;
     C.res_h[idx] = sc * rh;
     if (HB) C.res_b[idx] = sc * rb;
+}
+
+/// Image cells of an array [cell][width] (periodic pairs with a pressure jump): one thread per
+/// (image, component), kern::fill_image.
+__global__ void k_images(Ctx C, double* a, int width, bool scaled) {
+    const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (t >= C.nimg * width) return;
+    kern::fill_image(a, width, t / width, static_cast<int>(t % width), C.img_src, C.img_dst,
+                     C.img_scale, scaled);
+}
+
+/// The partner faces' macroscopic fluxes (kern::jump_partner_F), one thread per jump face.
+__global__ void k_jump_fc(Ctx C, double dt) {
+    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (k >= C.njump) return;
+    const index_t f = C.jump_f[k], g = C.jump_fp[k];
+    kern::jump_partner_F(C.fc[f].p0, C.jump_d[k], C.local_dt ? C.dtf[f] : dt, &C.normal[3 * f],
+                         C.fc[f].F, C.fc[g].F);
+}
+
+/// The partner faces' fluxes of block m (kern::jump_partner_flux), one thread per (jump face,
+/// velocity of the block).
+template <int D, bool HB>
+__global__ void k_jump_flux(Ctx C, int m, double dt) {
+    const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (t >= C.njump * C.B) return;
+    const index_t k = t / C.B, v = t % C.B;
+    const index_t f = C.jump_f[k], g = C.jump_fp[k];
+    double u[3];
+    load_u<D>(C, static_cast<index_t>(m) * C.B + v, u);
+    double qh, qb;
+    kern::jump_partner_flux<D, HB>(C.fc[f].eq, C.jump_d[k], C.local_dt ? C.dtf[f] : dt,
+                                   &C.normal[3 * f], u, C.phi_h[f * C.B + v],
+                                   HB ? C.phi_b[f * C.B + v] : 0.0, qh, qb);
+    C.phi_h[g * C.B + v] = qh;
+    if (HB) C.phi_b[g * C.B + v] = qb;
+}
+
+/// The partner faces' velocity sums: the negated sums of their jump faces.
+__global__ void k_jump_facc(Ctx C) {
+    const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (t >= C.njump * 5) return;
+    const index_t k = t / 5, e = t % 5;
+    C.Facc[5 * C.jump_fp[k] + e] = -C.Facc[5 * C.jump_f[k] + e];
 }
 
 }  // namespace

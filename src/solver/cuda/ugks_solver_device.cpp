@@ -132,6 +132,12 @@ void UgksSolverDevice::Impl::setup_all() {
         auto or1 = [](const auto& v, auto z) {
             return v.empty() ? std::vector<std::decay_t<decltype(z)>>{z} : v;
         };
+        d_img_src = upload("static:image_src", or1(S.img_src, index_t{0}));
+        d_img_dst = upload("static:image_dst", or1(S.img_dst, index_t{0}));
+        d_img_scale = upload("static:image_scale", or1(S.img_scale, 0.0));
+        d_jump_f = upload("static:jump_face", or1(S.jump_f, index_t{0}));
+        d_jump_fp = upload("static:jump_partner", or1(S.jump_fp, index_t{0}));
+        d_jump_d = upload("static:jump_d", or1(S.jump_d, 0.0));
         const index_t nspec = static_cast<index_t>(S.spec_rows.size());
         d_spec_rows = upload("static:spec_rows", or1(S.spec_rows, index_t{0}));
         d_spec_faces = upload("static:spec_faces", or1(S.spec_faces, index_t{0}));
@@ -320,11 +326,20 @@ void UgksSolverDevice::Impl::setup_all() {
     c.rf = d_rf.data();
     c.diag = d_diag.data();
     c.a0 = d_a0.data();
+    c.img_src = d_img_src.data();
+    c.img_dst = d_img_dst.data();
+    c.img_scale = d_img_scale.data();
+    c.nimg = static_cast<index_t>(S.img_dst.size());
+    c.jump_f = d_jump_f.data();
+    c.jump_fp = d_jump_fp.data();
+    c.jump_d = d_jump_d.data();
+    c.njump = static_cast<index_t>(S.jump_f.size());
     UGKS_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-void UgksSolverDevice::Impl::macro_halo(double* a, int width) {
+void UgksSolverDevice::Impl::macro_halo(double* a, int width, bool scaled) {
     halo_g.exchange(compute, a, nullptr, width, last_kernel);
+    fill_images(a, width, scaled);
 }
 
 void UgksSolverDevice::Impl::allreduce_v(DeviceArray<double>& a, index_t n) {

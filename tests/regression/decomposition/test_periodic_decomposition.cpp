@@ -24,17 +24,30 @@ namespace {
 
 using namespace ugks::regression;
 
-std::string periodic_reference_dir() {
-    return std::string(UGKS_REGRESSION_BINARY_DIR) + "/decomposition_periodic_reference";
-}
+/// The periodic box with the overrides `common`: on 1 rank the serial reference into the build
+/// tree's folder `ref_name`, on 2 and 4 ranks every (P_x, P_v) against it.
+void periodic_split(const std::vector<std::string>& common, const std::string& ref_name);
 
 TEST(DecompositionPeriodic, FieldsIndependentOfPartition) {
+    periodic_split({"time.steps=30", "forces.acceleration=[0.1, -0.05]"},
+                   "decomposition_periodic_reference");
+}
+
+// Both pairs with a pressure jump (docs/formulation.md section 8.6): the seam cells see image
+// cells filled from local cells (owned or ghosts), the corner cells images of two pairs, and a
+// jump face's partner face takes its flux from the jump face on the rank that owns the partner.
+TEST(DecompositionPeriodic, PressureJumpIndependentOfPartition) {
+    periodic_split({"time.steps=30", "boundaries.xmin.pressure_ratio=1.1",
+                    "boundaries.ymax.pressure_ratio=0.95"},
+                   "decomposition_periodic_jump_reference");
+}
+
+void periodic_split(const std::vector<std::string>& common, const std::string& ref_name) {
     int np = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     ASSERT_TRUE(np == 1 || np == 2 || np == 4) << "run under mpiexec -n 1, 2 or 4";
     const std::string case_path = case_file("periodic");
-    const std::vector<std::string> common = {"time.steps=30", "forces.acceleration=[0.1, -0.05]"};
-    const std::string ref_dir = periodic_reference_dir();
+    const std::string ref_dir = std::string(UGKS_REGRESSION_BINARY_DIR) + "/" + ref_name;
     if (np == 1) {
         fresh_reference_dir(ref_dir);
         const SolverRun ref = run_solver(case_path, common, "decomposition_periodic_ref", ref_dir);
@@ -72,9 +85,9 @@ TEST(DecompositionPeriodic, FieldsIndependentOfPartition) {
     }
     if (world_rank() == 0)
         std::printf(
-            "periodic decomposition: %d ranks, largest relative field deviation from the serial "
-            "reference %.2e\n",
-            np, worst);
+            "periodic decomposition (%s): %d ranks, largest relative field deviation from the "
+            "serial reference %.2e\n",
+            ref_name.c_str(), np, worst);
 }
 
 }  // namespace

@@ -445,6 +445,86 @@ TEST(LocalMesh, PeriodicGhostsAcrossTheJoinedFaces) {
     }
 }
 
+// A pressure jump on the x pair (add_jump_images, s = 1.25): the joined faces at x = 0 see an
+// image of their neighbour (s times it, at its centroid - L_x); where the neighbour is owned it
+// gets its own face at x = L_x with an image of the owner (1/s, at its centroid + L_x). Every
+// owned cell stays closed with outward normals and no face keeps a shift. s = 1 changes nothing.
+TEST(LocalMesh, JumpImagesSplitThePeriodicFaces) {
+    Mesh g = box(2, 6, 3, 1, "quad", {1.5, 1, 1});
+    connect_periodic(g, {{"xmin", "xmax"}});
+    std::vector<int> part(static_cast<std::size_t>(g.n_cells()));
+    for (index_t c = 0; c < g.n_cells(); ++c) part[c] = g.cell_centroid[c][0] < 0.75 ? 0 : 1;
+    {
+        LocalMesh L = build_local_mesh(g, part, 0);
+        const index_t nf = L.mesh.n_faces(), nc = L.mesh.n_cells();
+        add_jump_images(L, {1.0});
+        EXPECT_EQ(L.mesh.n_faces(), nf);
+        EXPECT_EQ(L.mesh.n_cells(), nc);
+        EXPECT_TRUE(L.images.empty());
+    }
+    for (int p = 0; p < 2; ++p) {
+        SCOPED_TRACE("part " + std::to_string(p));
+        LocalMesh L = build_local_mesh(g, part, p);
+        const index_t ghosts = L.n_ghost, nf0 = L.mesh.n_faces();
+        add_jump_images(L, {1.25});
+        const Mesh& M = L.mesh;
+        const index_t nimg = p == 0 ? 3 : 6;
+        ASSERT_EQ(L.images.dst.size(), static_cast<std::size_t>(nimg));
+        EXPECT_EQ(L.n_ghost, ghosts + nimg);
+        EXPECT_EQ(M.n_cells(), L.n_owned + L.n_ghost);
+        EXPECT_EQ(M.n_faces(), nf0 + (p == 0 ? 0 : 3));
+        ASSERT_EQ(L.jumps.size(), 3u);
+        for (std::size_t k = 0; k < L.images.dst.size(); ++k) {
+            const index_t src = L.images.src[k], dst = L.images.dst[k];
+            EXPECT_GE(dst, L.n_owned + ghosts);
+            EXPECT_EQ(L.global_cell[dst], L.global_cell[src]);
+            const double sx = M.cell_centroid[src][0], ix = M.cell_centroid[dst][0];
+            if (L.images.scale[k] == 1.25) {  // a B-side cell seen from x = 0
+                EXPECT_DOUBLE_EQ(sx, 1.375);
+                EXPECT_DOUBLE_EQ(ix, -0.125);
+            } else {  // an A-side cell seen from x = L_x
+                EXPECT_DOUBLE_EQ(L.images.scale[k], 0.8);
+                EXPECT_DOUBLE_EQ(sx, 0.125);
+                EXPECT_DOUBLE_EQ(ix, 1.625);
+            }
+        }
+        for (const JumpFace& J : L.jumps) {
+            EXPECT_EQ(J.scale, 1.25);
+            EXPECT_GE(M.face_neighbour[J.face], L.n_owned + ghosts);  // an image
+            if (p == 0) {
+                EXPECT_EQ(J.partner, -1);  // the B side is a ghost here
+                continue;
+            }
+            ASSERT_GE(J.partner, nf0);
+            const index_t b = M.face_owner[J.partner];
+            EXPECT_LT(b, L.n_owned);
+            EXPECT_DOUBLE_EQ(M.face_normal[J.partner][0], 1.0);
+            EXPECT_DOUBLE_EQ(M.face_centroid[J.partner][0], 1.5);
+            EXPECT_EQ(M.face_area[J.partner], M.face_area[J.face]);
+            const auto begin = M.cell_faces.begin() + M.cell_face_offsets[b];
+            const auto end = M.cell_faces.begin() + M.cell_face_offsets[b + 1];
+            EXPECT_EQ(std::count(begin, end, J.partner), 1);
+            EXPECT_EQ(std::count(begin, end, J.face), 0);
+        }
+        for (const Vec3& s : M.face_shift) EXPECT_EQ(s, (Vec3{0, 0, 0}));
+        for (index_t i = 0; i < L.n_owned; ++i) {
+            Vec3 sum{0, 0, 0};
+            for (index_t k = M.cell_face_offsets[i]; k < M.cell_face_offsets[i + 1]; ++k) {
+                const index_t f = M.cell_faces[k];
+                const double sg = M.face_owner[f] == i ? 1.0 : -1.0;
+                double out = 0;
+                for (int d = 0; d < 3; ++d) {
+                    sum[d] += sg * M.face_area[f] * M.face_normal[f][d];
+                    out +=
+                        sg * M.face_normal[f][d] * (M.face_centroid[f][d] - M.cell_centroid[i][d]);
+                }
+                EXPECT_GT(out, 0.0) << "cell " << i << " face " << f;
+            }
+            for (int d = 0; d < 3; ++d) EXPECT_NEAR(sum[d], 0.0, 1e-14) << "cell " << i;
+        }
+    }
+}
+
 TEST(Partition, PeriodicFacesAreGraphEdges) {
     // A periodic ring of 8 segments in 2 parts: METIS cuts the ring twice, parts stay contiguous.
     Mesh g = box(1, 8, 1, 1, "segment", {8, 1, 1});
