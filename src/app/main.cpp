@@ -40,8 +40,9 @@ int main(int argc, char** argv) {
     bool version = false;
     CLI::App app{
         "ugks_solver: unified gas-kinetic scheme solver for rarefied to continuum gas flows.\n"
-        "Run with mpirun/srun; exit codes: 0 success, 2 bad input, 3 numerical failure, "
-        "4 stopped by a signal after a checkpoint, 1 other failure.",
+        "Run with mpirun/srun; exit codes: 0 success, 2 bad input, 3 numerical failure "
+        "(also a diverging or stagnating steady iteration), 4 stopped by a signal after a "
+        "checkpoint, 5 steady state not reached within time.steps, 1 other failure.",
         "ugks_solver"};
     add_options(app, cl, version);
 

@@ -28,6 +28,8 @@ int exit_code(RunOutcome outcome) {
             return kExitNumerical;
         case RunOutcome::StoppedBySignal:
             return kExitSignal;
+        case RunOutcome::NotConverged:
+            return kExitNotConverged;
         case RunOutcome::Failure:
             break;
     }
@@ -133,6 +135,11 @@ RunOutcome run_loop(const CommandLine& cl, Problem& pb, const Resources& res,
         log::error("ugks_solver: stopped by {} after step {}; continue with --restart latest",
                    signal_name(sig), solver.step_count());
         outcome = RunOutcome::StoppedBySignal;
+    } else if (!steady.failure().empty()) {
+        log::error("ugks_solver: numerical failure: {}", steady.failure());
+        outcome = RunOutcome::NumericalFailure;
+    } else if (steady.not_converged()) {
+        outcome = RunOutcome::NotConverged;
     }
     free_layout(pb.layout);
     return outcome;

@@ -418,6 +418,7 @@ bool SteadyStateObserver::on_step(const RunContext& ctx, const StepResult& r) {
     }
     m_rule = res_rule || mon;
     m_last = r;
+    if (ctx.pb.setup.time.steady() && !(res_rule && res_ok) && diverging(ctx, r)) return true;
     const bool steady =
         (res_rule || mon) && (!res_rule || res_ok) && (!mon || m_monitor.converged());
     if (!steady) return false;
@@ -434,6 +435,49 @@ bool SteadyStateObserver::on_step(const RunContext& ctx, const StepResult& r) {
     return true;
 }
 
+bool SteadyStateObserver::diverging(const RunContext& ctx, const StepResult& r) {
+    // The first steps of an iteration from an initial state may raise the residual by orders of
+    // magnitude (a wall starting to move, a pressure difference switched on): the smallest value
+    // is taken from step kWarmup of this run on.
+    constexpr long kWarmup = 10;
+    constexpr double kStagnation = 0.9;  // the smallest residual must fall by 10 % per window
+    const TimeConfig& tc = ctx.pb.setup.time;
+    const long step = ctx.solver.step_count();
+    const double res = std::max({r.residual[0], r.residual[1], r.residual[2]});
+    ++m_steps;
+    if (!std::isfinite(res)) {
+        m_failure = fmt::format("steady iteration diverging: residual {} at step {}", res, step);
+    } else if (m_steps >= kWarmup) {
+        if (res < m_min) {
+            m_min = res;
+            m_min_step = step;
+        }
+        // (a residual at round-off, 1e-13 and below, is no reference for growth)
+        if (tc.divergence_factor > 0 && res > tc.divergence_factor * std::max(m_min, 1e-13))
+            m_failure = fmt::format(
+                "steady iteration diverging: residual {:.3e} at step {} is more than "
+                "time.divergence_factor = {:g} times its smallest value {:.3e} (step {}); "
+                "fields_final.h5 holds the state of step {}",
+                res, step, tc.divergence_factor, m_min, m_min_step, step);
+        if (tc.stagnation_window > 0 && tc.steady_tolerance > 0) {
+            m_min_hist.push_back(m_min);
+            if (static_cast<long>(m_min_hist.size()) > tc.stagnation_window) {
+                const double before = m_min_hist.front();
+                m_min_hist.pop_front();
+                if (m_failure.empty() && m_min > kStagnation * before)
+                    m_failure = fmt::format(
+                        "steady iteration stagnating: the smallest residual fell from {:.3e} to "
+                        "only {:.3e} over the last {} steps (time.stagnation_window; less than 10 "
+                        "%), residual {:.3e} at step {} (time.steady_tolerance {})",
+                        before, m_min, tc.stagnation_window, res, step, tc.steady_tolerance);
+            }
+        }
+    }
+    if (m_failure.empty()) return false;
+    m_stop = m_failure.rfind("steady iteration stagnating", 0) == 0 ? "stagnation" : "divergence";
+    return true;
+}
+
 void SteadyStateObserver::on_end(const RunContext& ctx, const LoopEnd& end) {
     if (!m_rule || m_reached || !end.failure.empty()) return;
     const TimeConfig& tc = ctx.pb.setup.time;
@@ -443,10 +487,11 @@ void SteadyStateObserver::on_end(const RunContext& ctx, const LoopEnd& end) {
     m_stop = step >= tc.steps ? "time.steps" : "time.end_time";
     // A transient run's tolerance is an optional early stop; a steady run is there to converge.
     if (!tc.steady()) return;
+    m_unconverged = true;
     log::error(
         "ugks_solver: WARNING: steady state NOT reached: {} ended the run after step {} with "
         "residuals {:.3e} {:.3e} {:.3e} (time.steady_tolerance {}{}); summary.json "
-        "steady.converged is false",
+        "steady.converged is false, exit code 5",
         m_stop, step, m_last.residual[0], m_last.residual[1], m_last.residual[2],
         tc.steady_tolerance,
         m_monitor.active()

@@ -131,6 +131,17 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
     s.time.monitor_window = cfg.get_or<long>("time.monitor_window", 100);
     cfg.check_range("time.monitor_window", static_cast<double>(s.time.monitor_window), 1, 1e9);
     if (s.time.steady()) {
+        s.time.divergence_factor = cfg.get_or<double>("time.divergence_factor", 1.0e4);
+        if (s.time.divergence_factor != 0.0)
+            cfg.check_range("time.divergence_factor", s.time.divergence_factor, 1.0, HUGE_VAL);
+        s.time.stagnation_window = cfg.get_or<long>("time.stagnation_window", 1000);
+        cfg.check_range("time.stagnation_window", static_cast<double>(s.time.stagnation_window), 0,
+                        1e12);
+    } else {
+        for (const char* k : {"time.divergence_factor", "time.stagnation_window"})
+            if (cfg.has(k)) cfg.fail(k, "applies only to time.mode: steady");
+    }
+    if (s.time.steady()) {
         s.time.steady_method =
             cfg.get_enum_or("time.steady_method", {"local", "implicit"}, "local");
         if (s.time.implicit()) {

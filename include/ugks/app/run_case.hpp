@@ -16,7 +16,14 @@ struct CommandLine {
 /// How a run (or the command line) ended. exit_code() is the one place where an outcome becomes
 /// the exit code of ugks_solver (docs/usage.md): 0 success (also --check, --help, --version), 2 bad
 /// input, 3 numerical failure, 4 stopped by a signal after a checkpoint, 1 any other failure.
-enum class RunOutcome { Success, BadInput, NumericalFailure, StoppedBySignal, Failure };
+enum class RunOutcome {
+    Success,
+    BadInput,
+    NumericalFailure,
+    StoppedBySignal,
+    NotConverged,
+    Failure
+};
 int exit_code(RunOutcome outcome);
 
 /// Run a case on MPI_COMM_WORLD. Every rank returns the same exit code (0, 2 input, 3 numerical,

@@ -5,6 +5,7 @@
 // in a fixed order; every call is made on every rank (collective where the duty is).
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -112,9 +113,25 @@ public:
     /// steady.converged false, and with time.mode steady a warning on stderr.
     void on_end(const RunContext& ctx, const LoopEnd& end) override;
     void summarize(nlohmann::json& j) const override;
+    /// time.mode steady: why the iteration was stopped as diverging or stagnating (empty: it was
+    /// not); the run then exits 3.
+    const std::string& failure() const { return m_failure; }
+    /// time.mode steady with a stop rule: time.steps ended the run before the rule was met (exit
+    /// 5).
+    bool not_converged() const { return m_unconverged; }
 
 private:
+    /// Divergence and stagnation of a steady iteration (time.divergence_factor,
+    /// time.stagnation_window) from the largest of the three residuals; true: stop.
+    bool diverging(const RunContext& ctx, const StepResult& r);
+
     bool m_rule = false;            ///< time.steady_tolerance or time.monitor_tolerance set
+    bool m_unconverged = false;     ///< see not_converged()
+    std::string m_failure;          ///< see failure()
+    long m_steps = 0;               ///< steps of this run (after a restart: since it)
+    double m_min = HUGE_VAL;        ///< smallest residual after the first kWarmup steps
+    long m_min_step = 0;            ///< its step
+    std::deque<double> m_min_hist;  ///< m_min after each of the last stagnation_window steps
     bool m_reached = false;         ///< the stop rule was met
     std::string m_stop = "signal";  ///< what ended an unconverged run
     StepResult m_last;              ///< the last step's result (its residuals)

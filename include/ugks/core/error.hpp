@@ -8,10 +8,12 @@ namespace ugks {
 /// Exit codes of ugks_solver (docs/architecture.md section 2).
 enum ExitCode : int {
     kExitSuccess = 0,
-    kExitFailure = 1,    ///< anything else (internal error)
-    kExitInput = 2,      ///< bad input: case file, mesh, velocity file, command line, checkpoint
-    kExitNumerical = 3,  ///< non-finite value or non-positive density/temperature
-    kExitSignal = 4,     ///< stopped by a signal after writing a checkpoint
+    kExitFailure = 1,       ///< anything else (internal error)
+    kExitInput = 2,         ///< bad input: case file, mesh, velocity file, command line, checkpoint
+    kExitNumerical = 3,     ///< non-finite value or non-positive density/temperature; a steady
+                            ///< iteration that diverges or stagnates
+    kExitSignal = 4,        ///< stopped by a signal after writing a checkpoint
+    kExitNotConverged = 5,  ///< time.mode steady: time.steps ended the run before the stop rule
 };
 
 /// Bad user input. The message names the key path / file and line. main() turns it into exit

@@ -48,6 +48,11 @@ struct TimeConfig {
     std::string mode = "transient";
     double monitor_tolerance = 0.0;  ///< stop rule on the monitored quantities; 0 = off
     long monitor_window = 100;       ///< steps over which they must change less than it
+    /// time.mode steady: stop with exit 3 when the residual exceeds this factor times its smallest
+    /// value (0: off), or when its smallest value fell by less than 10 % over the last
+    /// stagnation_window steps (0: off); docs/steady.md section 5
+    double divergence_factor = 1.0e4;
+    long stagnation_window = 1000;
     /// steady-mode iteration (docs/steady.md): local (explicit with local time steps) | implicit
     /// (implicit macroscopic prediction + implicit microscopic relaxation, docs/steady.md section
     /// 7)
