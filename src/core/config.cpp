@@ -460,8 +460,26 @@ Config& Config::operator=(Config&& other) noexcept {
 Config Config::from_file(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (!fs::exists(path, ec)) UGKS_INPUT_ERROR("case file '" << path << "' does not exist");
-    if (fs::is_directory(path, ec)) UGKS_INPUT_ERROR("case file '" << path << "' is a directory");
+    const fs::file_status st = fs::status(path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+        UGKS_INPUT_ERROR("case file '" << path << "': " << ec.message());
+    if (!fs::exists(st)) UGKS_INPUT_ERROR("case file '" << path << "' does not exist");
+    if (fs::is_directory(st)) UGKS_INPUT_ERROR("case file '" << path << "' is a directory");
+    // A FIFO would block in open() without a writer, a device like /dev/zero never ends.
+    if (!fs::is_regular_file(st))
+        UGKS_INPUT_ERROR("case file '" << path << "' is not a regular file ("
+                                       << (fs::is_fifo(st)             ? "a FIFO"
+                                           : fs::is_character_file(st) ? "a character device"
+                                           : fs::is_block_file(st)     ? "a block device"
+                                           : fs::is_socket(st)         ? "a socket"
+                                                                       : "not a file")
+                                       << ")");
+    constexpr std::uintmax_t kMaxBytes = 64u << 20;
+    const std::uintmax_t bytes = fs::file_size(path, ec);
+    if (!ec && bytes > kMaxBytes)
+        UGKS_INPUT_ERROR("case file '" << path << "' has " << bytes << " bytes; a case file holds "
+                                       << "at most " << kMaxBytes
+                                       << " (meshes and velocity lists go in files of their own)");
     std::ifstream in(path, std::ios::binary);
     if (!in) UGKS_INPUT_ERROR("cannot open case file '" << path << "': " << std::strerror(errno));
     std::ostringstream text;
@@ -559,7 +577,18 @@ void Config::load_text(const std::string& text) {
 }
 
 void Config::scan(const YAML::Node& node, const std::string& path, const std::string& origin,
-                  bool lines) {
+                  bool lines, int depth) {
+    if (depth == 0) m_scanned = 0;
+    const std::string where0 = lines && node.Mark().line >= 0
+                                   ? m_name + ":" + std::to_string(node.Mark().line + 1)
+                                   : origin;
+    if (depth > kMaxDepth)
+        UGKS_INPUT_ERROR(where0 << ": '" << path << "': nested more than " << kMaxDepth
+                                << " levels deep (a YAML alias that refers to itself?)");
+    if (++m_scanned > kMaxNodes)
+        UGKS_INPUT_ERROR(where0 << ": the case expands to more than " << kMaxNodes
+                                << " YAML nodes (aliases that repeat aliases?); at '" << path
+                                << "'");
     if (node.IsMap()) {
         std::map<std::string, int> first_line;
         for (auto it = node.begin(); it != node.end(); ++it) {
@@ -584,13 +613,13 @@ void Config::scan(const YAML::Node& node, const std::string& path, const std::st
                 UGKS_INPUT_ERROR(where << ": duplicate key '" << child << "'");
             }
             if (lines) m_line[child] = line;
-            scan(it->second, child, origin, lines);
+            scan(it->second, child, origin, lines, depth + 1);
         }
     } else if (node.IsSequence()) {
         for (std::size_t i = 0; i < node.size(); ++i) {
             const std::string child = join(path, i);
             if (lines) m_line[child] = node[i].Mark().line + 1;
-            scan(node[i], child, origin, lines);
+            scan(node[i], child, origin, lines, depth + 1);
         }
     }
 }

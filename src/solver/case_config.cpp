@@ -92,6 +92,11 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
         InitialRegion r;
         r.lo = ref.input_position(cfg.get_or<Vec3>(b + ".lo", r.lo));
         r.hi = ref.input_position(cfg.get_or<Vec3>(b + ".hi", r.hi));
+        for (int d = 0; d < 3; ++d)
+            if (r.lo[d] > r.hi[d])
+                cfg.fail(b + ".hi", "component " + std::to_string(d) + " is below lo's (" +
+                                        std::to_string(r.hi[d]) + " < " + std::to_string(r.lo[d]) +
+                                        "): the region holds no point");
         const double rho = cfg.get_or<double>(b + ".rho", rho0);
         cfg.check_range(b + ".rho", rho, 0.0, HUGE_VAL, true);
         const double T = cfg.get_or<double>(b + ".T", T0);

@@ -102,8 +102,13 @@ private:
     void mark_read(const std::string& path) const;
     void load_text(const std::string& text);
     // Validate keys (scalar, no '.', no duplicates) under `node`; record file lines when `lines`.
+    // Bounded: nesting deeper than kMaxDepth (a YAML alias that contains itself) or more than
+    // kMaxNodes nodes in all (aliases expanding exponentially) is an input error.
     void scan(const YAML::Node& node, const std::string& path, const std::string& origin,
-              bool lines);
+              bool lines, int depth = 0);
+    static constexpr int kMaxDepth = 64;
+    static constexpr std::size_t kMaxNodes = 500000;
+    std::size_t m_scanned = 0;  // nodes visited by the current top-level scan
     // Set `value` at `path`, creating maps; new nodes take the provenance `source` ("": default).
     void set_value(const std::string& path, const YAML::Node& value, const std::string& source);
     [[noreturn]] void fail_missing(const std::string& path) const;
