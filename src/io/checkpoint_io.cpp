@@ -217,6 +217,9 @@ std::string vec_text(const double* v, int n) {
     return os.str();
 }
 
+/// The largest step count a checkpoint may hold (a bound far above any run's).
+constexpr std::int64_t kMaxCheckpointStep = 1000000000000;  // 1e12
+
 Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
     const QuietHdf5 quiet;
     if (!std::filesystem::is_regular_file(path)) bad(path, "no such file");
@@ -231,8 +234,19 @@ Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
         bad(path, "checkpoint format version " + std::to_string(version) +
                       ", but this ugks_solver reads version " +
                       std::to_string(kCheckpointFormatVersion));
-    s.info.step = static_cast<long>(r.scalar_attribute<std::int64_t>("/", "step"));
+    // The attributes are not covered by the datasets' checksums: their ranges are checked.
+    const std::int64_t step = r.scalar_attribute<std::int64_t>("/", "step");
+    if (step < 0 || step > kMaxCheckpointStep)
+        bad(path, "root attribute 'step' = " + std::to_string(step) +
+                      " is not a step count (0 .. " + std::to_string(kMaxCheckpointStep) + ")");
+    s.info.step = static_cast<long>(step);
     s.info.time = r.scalar_attribute<double>("/", "time");
+    if (!std::isfinite(s.info.time) || s.info.time < 0) {
+        std::ostringstream t;
+        t.precision(10);
+        t << s.info.time;
+        bad(path, "root attribute 'time' = " + t.str() + " is not a time (finite, >= 0)");
+    }
     s.info.config = r.string_attribute("/", "config");
     s.info.version = r.string_attribute("/", "ugks_version");
 

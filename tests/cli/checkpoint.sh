@@ -110,6 +110,10 @@ fixture)
     for k in h W; do cp "$c" "$work/corrupt/flip_$k.h5"; "$py" "$tool" flip "$work/corrupt/flip_$k.h5" /state/$k; done
     cp "$c" "$work/corrupt/truncated.h5"; truncate -s $(($(stat -c %s "$c") * 6 / 10)) "$work/corrupt/truncated.h5"
     cp "$c" "$work/corrupt/version.h5"; "$py" "$tool" setattr "$work/corrupt/version.h5" format_version 99
+    cp "$c" "$work/corrupt/step_negative.h5"; "$py" "$tool" setattr "$work/corrupt/step_negative.h5" step -5
+    cp "$c" "$work/corrupt/step_huge.h5"; "$py" "$tool" setattr "$work/corrupt/step_huge.h5" step 4611686018427387904
+    cp "$c" "$work/corrupt/time_nan.h5"; "$py" "$tool" setfloat "$work/corrupt/time_nan.h5" time nan
+    cp "$c" "$work/corrupt/time_negative.h5"; "$py" "$tool" setfloat "$work/corrupt/time_negative.h5" time -1e300
     cp "$work/ref/fields_final.h5" "$work/corrupt/not_a_checkpoint.h5"
     cp "$c" "$work/corrupt/good.h5"
     ;;

@@ -7,6 +7,7 @@
                                        with the same step
   h5tool.py flip FILE DATASET          flip one bit in the raw bytes of DATASET (not through HDF5)
   h5tool.py setattr FILE NAME INT      overwrite an integer root attribute
+  h5tool.py setfloat FILE NAME X       overwrite a float root attribute (X: a float, also nan, -1e300)
 """
 import sys
 
@@ -71,6 +72,10 @@ def main(argv):
     if cmd == "setattr":
         with h5py.File(argv[2], "r+") as f:
             f.attrs.modify(argv[3], np.int64(argv[4]))
+        return 0
+    if cmd == "setfloat":
+        with h5py.File(argv[2], "r+") as f:
+            f.attrs.modify(argv[3], np.float64(float(argv[4])))
         return 0
     print(__doc__)
     return 2
