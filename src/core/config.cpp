@@ -459,21 +459,10 @@ Config& Config::operator=(Config&& other) noexcept {
 
 Config Config::from_file(const std::string& path) {
     namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    if (ec && ec != std::errc::no_such_file_or_directory)
-        UGKS_INPUT_ERROR("case file '" << path << "': " << ec.message());
-    if (!fs::exists(st)) UGKS_INPUT_ERROR("case file '" << path << "' does not exist");
-    if (fs::is_directory(st)) UGKS_INPUT_ERROR("case file '" << path << "' is a directory");
     // A FIFO would block in open() without a writer, a device like /dev/zero never ends.
-    if (!fs::is_regular_file(st))
-        UGKS_INPUT_ERROR("case file '" << path << "' is not a regular file ("
-                                       << (fs::is_fifo(st)             ? "a FIFO"
-                                           : fs::is_character_file(st) ? "a character device"
-                                           : fs::is_block_file(st)     ? "a block device"
-                                           : fs::is_socket(st)         ? "a socket"
-                                                                       : "not a file")
-                                       << ")");
+    if (const std::string why = input_file_problem(path); !why.empty())
+        UGKS_INPUT_ERROR("case file '" << path << "' " << why);
+    std::error_code ec;
     constexpr std::uintmax_t kMaxBytes = 64u << 20;
     const std::uintmax_t bytes = fs::file_size(path, ec);
     if (!ec && bytes > kMaxBytes)

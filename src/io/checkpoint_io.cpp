@@ -222,7 +222,8 @@ constexpr std::int64_t kMaxCheckpointStep = 1000000000000;  // 1e12
 
 Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
     const QuietHdf5 quiet;
-    if (!std::filesystem::is_regular_file(path)) bad(path, "no such file");
+    if (const std::string why = input_file_problem(path); !why.empty())
+        bad(path, why == "does not exist" ? std::string("no such file") : why);
     Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file.valid()) bad(path, "cannot open: not an HDF5 file, or truncated or damaged");
     const H5Reader r(std::move(file), "checkpoint '" + path + "'");

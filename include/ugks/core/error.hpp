@@ -29,6 +29,12 @@ public:
     explicit NumericalError(const std::string& msg) : std::runtime_error(msg) {}
 };
 
+/// Why `path` cannot be read as an input file, one `stat`, nothing opened: empty for a regular
+/// file; else the words that follow the file's name in a message: "does not exist", "is a
+/// directory", "is not a regular file (a FIFO)" (a device, a socket), or "cannot be examined: "
+/// and the system's message (e.g. a symlink loop: "Too many levels of symbolic links").
+std::string input_file_problem(const std::string& path);
+
 namespace detail {
 [[noreturn]] void internal_fail(const std::string& msg, const char* file, int line);
 }  // namespace detail
