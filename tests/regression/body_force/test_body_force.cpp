@@ -121,6 +121,66 @@ TEST(BodyForce, PoiseuilleBalancesAndApproachesSlipFlow) {
     EXPECT_GT(dev[0] / dev[1], 2.5);
 }
 
+/// Per column of width dx (columns first..last) of a 2D channel along x: the mass flow rate
+/// int rho U_x dy of the cell averages and the mean pressure; their mean, spread and the
+/// least-squares line of the pressure against the column centres.
+struct Columns {
+    double mdot = 0, mdot_spread = 1, slope = 0, p_mean = 0, x_mean = 0;
+};
+Columns column_stats(const Fields& f, double dx, long first, long last) {
+    std::map<long, std::pair<double, double>> col;  // column -> (Mdot, sum p dy)
+    for (std::size_t i = 0; i < f.n; ++i) {
+        const long c = std::lround(f.x(i) / dx - 0.5);
+        const double dy = f.volume[i] / dx;
+        col[c].first += f.rho[i] * f.U[3 * i] * dy;
+        col[c].second += f.p[i] * dy;
+    }
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, mmin = 1e300, mmax = -1e300, msum = 0;
+    int n = 0;
+    for (long c = first; c <= last; ++c) {
+        const double x = (c + 0.5) * dx, p = col[c].second;
+        sx += x;
+        sy += p;
+        sxx += x * x;
+        sxy += x * p;
+        mmin = std::min(mmin, col[c].first);
+        mmax = std::max(mmax, col[c].first);
+        msum += col[c].first;
+        ++n;
+    }
+    Columns r;
+    r.slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    r.mdot = msum / n;
+    r.mdot_spread = (mmax - mmin) / mmax;
+    r.p_mean = sy / n;
+    r.x_mean = sx / n;
+    return r;
+}
+
+/// The --set of gas.Kn for the reference viscosity mu (hard-sphere definition).
+std::string kn_for(double mu) {
+    const double pi = 3.14159265358979323846;
+    char kn[64];
+    std::snprintf(kn, sizeof kn, "gas.Kn=%.16g", 16.0 * mu / (5.0 * std::sqrt(pi)));
+    return kn;
+}
+
+/// The flow rate Q = int rho U_y dx of the force-driven channel (poiseuille.yaml, a = 0.002) with
+/// `cells` cells across at the viscosity mu.
+double force_channel_Q(int cells, double mu) {
+    const std::string n = std::to_string(cells);
+    const SolverRun fr =
+        run_solver(case_file("body_force", "poiseuille.yaml"),
+                   {kn_for(mu), "mesh.box.cells=[" + n + "]"}, "force_channel_" + n);
+    EXPECT_TRUE(run_completed(fr));
+    if (fr.code != 0) return 0.0;
+    const Fields ff = read_fields(fr.dir);
+    double Q = 0;
+    for (std::size_t i = 0; i < ff.n; ++i) Q += ff.volume[i] * ff.rho[i] * ff.U[3 * i + 1];
+    if (!::testing::Test::HasFailure()) remove_output(fr.dir);
+    return Q;
+}
+
 struct PressureChannel {
     double G = 0, delta = 0, mdot_spread = 1;
 };
@@ -135,54 +195,22 @@ PressureChannel run_pressure_channel(int ny, double mu) {
     EXPECT_TRUE(run_completed(run));
     if (run.code != 0) return r;
     EXPECT_TRUE(read_summary(run.dir)["steady"]["converged"].get<bool>());
-    const Fields f = read_fields(run.dir);
-    const double dx = 4.0 / 12.0;
-    std::map<long, std::pair<double, double>> col;  // column -> (Mdot, sum p dy)
-    for (std::size_t i = 0; i < f.n; ++i) {
-        const long c = std::lround(f.x(i) / dx - 0.5);
-        const double dy = f.volume[i] / dx;
-        col[c].first += f.rho[i] * f.U[3 * i] * dy;
-        col[c].second += f.p[i] * dy;
-    }
     // middle third: columns 4..7 (x 1.33 .. 2.67)
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, mmin = 1e300, mmax = -1e300, msum = 0;
-    int n = 0;
-    for (long c = 4; c <= 7; ++c) {
-        const double x = (c + 0.5) * dx, p = col[c].second;
-        sx += x;
-        sy += p;
-        sxx += x * x;
-        sxy += x * p;
-        mmin = std::min(mmin, col[c].first);
-        mmax = std::max(mmax, col[c].first);
-        msum += col[c].first;
-        ++n;
-    }
-    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-    const double p_mid = (sy - slope * sx) / n + slope * 2.0;
-    r.G = msum / n / (-slope);
-    r.delta = p_mid / mu;
-    r.mdot_spread = (mmax - mmin) / mmax;
+    const Columns c = column_stats(read_fields(run.dir), 4.0 / 12.0, 4, 7);
+    r.G = c.mdot / (-c.slope);
+    r.delta = (c.p_mean + c.slope * (2.0 - c.x_mean)) / mu;
+    r.mdot_spread = c.mdot_spread;
     if (!::testing::Test::HasFailure()) remove_output(run.dir);
     return r;
 }
 
 TEST(BodyForce, PressureAndForceDrivenChannelsGiveTheSameFlowRate) {
     const double mu = 0.05;  // delta = 10 at p = 1/2
-    const double pi = 3.14159265358979323846;
-    char kn[64];
-    std::snprintf(kn, sizeof kn, "gas.Kn=%.16g", 16.0 * mu / (5.0 * std::sqrt(pi)));
     const int cells[2] = {20, 40};
     double dev[2], G[2];
     for (int k = 0; k < 2; ++k) {
-        const std::string n = std::to_string(cells[k]);
-        const SolverRun fr = run_solver(case_file("body_force", "poiseuille.yaml"),
-                                        {kn, "mesh.box.cells=[" + n + "]"}, "force_channel_" + n);
-        ASSERT_TRUE(run_completed(fr));
-        const Fields ff = read_fields(fr.dir);
-        double Q = 0;
-        for (std::size_t i = 0; i < ff.n; ++i) Q += ff.volume[i] * ff.rho[i] * ff.U[3 * i + 1];
-        if (!::testing::Test::HasFailure()) remove_output(fr.dir);
+        const double Q = force_channel_Q(cells[k], mu);
+        ASSERT_GT(Q, 0.0);
         const PressureChannel pc = run_pressure_channel(cells[k], mu);
         const double G_force = Q / 0.002 + (pc.delta - 10.0) / 6.0;
         G[k] = pc.G;
@@ -218,31 +246,12 @@ JumpChannel run_jump_channel(int ny, double mu) {
     if (run.code != 0) return r;
     const auto s = read_summary(run.dir);
     EXPECT_TRUE(s["steady"]["converged"].get<bool>());
-    const Fields f = read_fields(run.dir);
-    const double dx = 0.25;
-    std::map<long, std::pair<double, double>> col;  // column -> (Mdot, sum p dy)
-    for (std::size_t i = 0; i < f.n; ++i) {
-        const long c = std::lround(f.x(i) / dx - 0.5);
-        const double dy = f.volume[i] / dx;
-        col[c].first += f.rho[i] * f.U[3 * i] * dy;
-        col[c].second += f.p[i] * dy;
-    }
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, mmin = 1e300, mmax = -1e300, msum = 0;
-    for (long c = 0; c < 4; ++c) {
-        const double x = (c + 0.5) * dx, p = col[c].second;
-        sx += x;
-        sy += p;
-        sxx += x * x;
-        sxy += x * p;
-        mmin = std::min(mmin, col[c].first);
-        mmax = std::max(mmax, col[c].first);
-        msum += col[c].first;
-    }
-    r.Mdot = msum / 4;
-    r.delta = (sy / 4) / mu;
-    r.mdot_spread = (mmax - mmin) / mmax;
+    const Columns c = column_stats(read_fields(run.dir), 0.25, 0, 3);
+    r.Mdot = c.mdot;
+    r.delta = c.p_mean / mu;
+    r.mdot_spread = c.mdot_spread;
     r.wall_force = s["walls"]["force"][0].get<double>();
-    r.fitted_drop = -(4 * sxy - sx * sy) / (4 * sxx - sx * sx) * 1.0;  // (-dp/dx) L, L = 1
+    r.fitted_drop = -c.slope * 1.0;  // (-dp/dx) L, L = 1
     if (!::testing::Test::HasFailure()) remove_output(run.dir);
     return r;
 }
@@ -263,20 +272,11 @@ JumpChannel run_jump_channel(int ny, double mu) {
 // 0.6 (r - 1).
 TEST(BodyForce, PeriodicJumpDrivesTheFlowOfTheForceDrivenChannel) {
     const double mu = 0.05, r = 1.01;
-    const double pi = 3.14159265358979323846;
-    char kn[64];
-    std::snprintf(kn, sizeof kn, "gas.Kn=%.16g", 16.0 * mu / (5.0 * std::sqrt(pi)));
     const int cells[2] = {20, 40};
     double dev[2];
     for (int k = 0; k < 2; ++k) {
-        const std::string n = std::to_string(cells[k]);
-        const SolverRun fr = run_solver(case_file("body_force", "poiseuille.yaml"),
-                                        {kn, "mesh.box.cells=[" + n + "]"}, "force_channel_" + n);
-        ASSERT_TRUE(run_completed(fr));
-        const Fields ff = read_fields(fr.dir);
-        double Q = 0;
-        for (std::size_t i = 0; i < ff.n; ++i) Q += ff.volume[i] * ff.rho[i] * ff.U[3 * i + 1];
-        if (!::testing::Test::HasFailure()) remove_output(fr.dir);
+        const double Q = force_channel_Q(cells[k], mu);
+        ASSERT_GT(Q, 0.0);
         const JumpChannel jc = run_jump_channel(cells[k], mu);
         const double jump_force = (1.0 - 1.0 / r) * (jc.delta * mu) * 1.0;  // |d| p H
         const double G = jc.Mdot / jc.wall_force;                           // L = H = 1
