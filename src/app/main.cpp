@@ -20,6 +20,9 @@ void add_options(CLI::App& app, ugks::CommandLine& cl, bool& version) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_option("--restart", cl.restart, "restart from a checkpoint file, or 'latest'")
         ->type_name("FILE");
+    app.add_flag("--new-run", cl.new_run,
+                 "start a new run (a new run id) even where output.directory holds checkpoints "
+                 "of an earlier run; they are kept (a run prunes only its own checkpoints)");
     app.add_flag(
         "--check", cl.check,
         "validate the case and mesh, print the decomposition, memory and time-step estimates; "

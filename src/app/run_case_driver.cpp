@@ -112,8 +112,9 @@ RunOutcome run_loop(const CommandLine& cl, Problem& pb, const Resources& res,
     prepare_output_directory(pb);
     StepSolver solver(pb.setup, pb.local, pb.layout, pb.vel, pb.blocks);
     run_collective(MPI_COMM_WORLD, [&] { solver.initialize(); });
+    const RunOrigin origin = restart_solver(solver, pb, cl);
     const RunContext ctx{
-        cl, pb, solver, pb.setup.output.directory, restart_solver(solver, pb, cl), start};
+        cl, pb, solver, pb.setup.output.directory, origin.checkpoint, origin.run_id, start};
     // on_step in this order, on_end in the reverse one (step_observers.hpp)
     SurfaceOutputObserver surface;
     ProbeOutputObserver probes;

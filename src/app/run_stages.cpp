@@ -10,6 +10,7 @@
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/core/version.hpp"
+#include "ugks/core/yaml_diff.hpp"
 #include "ugks/device/array.hpp"
 #include "ugks/device/device.hpp"
 #include "ugks/io/reports.hpp"
@@ -275,6 +276,7 @@ nlohmann::json run_json(const RunContext& ctx, const Resources& res, const LoopE
     j["velocity"] = {{"type", pb.vel.kind}, {"dim", pb.vel.dim}, {"points", pb.vel.size()}};
     j["steps"] = ctx.solver.step_count();
     j["restarted_from"] = ctx.restarted_from;
+    j["run_id"] = ctx.run_id;
     j["time"] = ctx.solver.time();
     j["dt_estimate"] = res.dt;
     j["time_mode"] = pb.setup.time.mode;
@@ -334,36 +336,211 @@ void prepare_output_directory(const Problem& pb) {
     });
 }
 
-std::string restart_solver(StepSolver& solver, const Problem& pb, const CommandLine& cl) {
-    if (cl.restart.empty()) return "";
-    // --restart FILE, or the newest checkpoint of output.directory that passes every check (a
-    // damaged newest file is skipped with a warning). read_checkpoint agrees on errors.
-    ScopedTimer t("io");
+namespace {
+
+/// Keys a restart may change without changing the case it continues: how long and how far to
+/// run, the outputs and checkpoints, the decomposition, the name, and the initial state (which the
+/// checkpoint's replaces). Every other key (gas, mesh, velocity, boundaries, numerics, the time
+/// mode and method, units) defines the case (docs/decisions.md "Checkpoints belong to their run").
+bool run_control_key(const std::string& path) {
+    static const char* const keys[] = {"name",
+                                       "time.steps",
+                                       "time.end_time",
+                                       "time.steady_tolerance",
+                                       "time.monitor_tolerance",
+                                       "time.monitor_window",
+                                       "time.divergence_factor",
+                                       "time.stagnation_window",
+                                       "checkpoint",
+                                       "output",
+                                       "parallel",
+                                       "initial"};
+    for (const char* k : keys) {
+        const std::size_t n = std::char_traits<char>::length(k);
+        if (path.compare(0, n, k) == 0 && (path.size() == n || path[n] == '.')) return true;
+    }
+    return false;
+}
+
+/// The settings of the case that differ from those a checkpoint was written with, as
+/// "key: before -> after" (at most 8, then a count).
+std::string changed_case_settings(const CheckpointInfo& info, const Problem& pb,
+                                  const std::string& path) {
+    std::vector<std::string> parts;
+    std::size_t n = 0;
+    for (const YamlChange& c : yaml_changes(info.config, pb.cfg.resolved_yaml(),
+                                            "checkpoint '" + path + "': attribute 'config'")) {
+        if (run_control_key(c.path)) continue;
+        if (++n <= 8) parts.push_back(c.path + ": " + c.before + " -> " + c.after);
+    }
+    if (n > 8) parts.push_back(fmt::format("and {} more", n - 8));
+    return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+/// A checkpoint file of output.directory and what its header says ("" problem: readable).
+struct FoundCheckpoint {
+    std::string path, problem;
+    CheckpointInfo info;
+};
+
+/// The checkpoints of `dir`, highest step first, with their headers (serial: rank 0).
+std::vector<FoundCheckpoint> examine_checkpoints(const std::string& dir) {
+    std::vector<FoundCheckpoint> out;
+    for (const std::string& f : list_checkpoints(dir)) {
+        FoundCheckpoint c{f, "", {}};
+        try {
+            c.info = read_checkpoint_header(f);
+        } catch (const InputError& e) {
+            c.problem = e.what();
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+std::string run_name(const std::string& id) {
+    return id.empty() ? std::string("of no run (format version 1)") : "of run " + id;
+}
+
+/// A new run id, made on rank 0 and the same on every rank.
+std::string agreed_new_run_id(const Problem& pb) {
+    return bcast_lines({pb.world_rank == 0 ? make_run_id() : std::string()}, MPI_COMM_WORLD).at(0);
+}
+
+/// The candidates of --restart latest, in the order to try them: the checkpoints of the run that
+/// wrote the newest one (written_at), highest step first. Rank 0 examines the directory and warns
+/// about unreadable files and other runs' files; the list is broadcast.
+std::vector<std::string> latest_candidates(const Problem& pb, const std::string& dir) {
+    std::vector<std::string> lines;
+    if (pb.world_rank == 0) {
+        const std::vector<FoundCheckpoint> found = examine_checkpoints(dir);
+        const FoundCheckpoint* newest = nullptr;
+        for (const auto& c : found) {
+            if (!c.problem.empty())
+                log::error("warning: skipping {}", c.problem);
+            else if (!newest || c.info.written_at > newest->info.written_at)
+                newest = &c;
+        }
+        std::vector<std::string> others;
+        for (const auto& c : found) {
+            if (!c.problem.empty()) continue;
+            if (c.info.run_id == newest->info.run_id)
+                lines.push_back(c.path);
+            else
+                others.push_back(
+                    fmt::format("{} ({}, step {})", c.path, run_name(c.info.run_id), c.info.step));
+        }
+        if (!others.empty())
+            log::error(
+                "warning: --restart latest continues the run that wrote the newest checkpoint "
+                "({}, {}); output.directory also holds checkpoints of other runs, not "
+                "considered: {} (name one with --restart FILE to continue it)",
+                newest->path, run_name(newest->info.run_id), fmt::join(others, ", "));
+        if (found.empty()) lines.push_back("");  // no checkpoint at all
+    }
+    return bcast_lines(lines, MPI_COMM_WORLD);
+}
+
+/// The run id of a run continued from checkpoint `path` (header `info`): the checkpoint's own,
+/// unless --new-run, a version-1 file (no id), or output.directory holds a later checkpoint of
+/// that run (a restart from an earlier step starts a branch, so that pruning never removes the
+/// later files).
+std::string continued_run_id(const Problem& pb, const CommandLine& cl, const std::string& path,
+                             const CheckpointInfo& info) {
+    std::string why;
+    if (cl.new_run)
+        why = "--new-run";
+    else if (info.run_id.empty())
+        why = "the checkpoint has no run id (format version 1)";
+    else if (pb.world_rank == 0)
+        for (const auto& c : examine_checkpoints(pb.setup.output.directory))
+            if (c.problem.empty() && c.info.run_id == info.run_id && c.info.step > info.step) {
+                why = fmt::format(
+                    "output.directory holds a later checkpoint of run {} ({}, step "
+                    "{}), which is kept",
+                    info.run_id, c.path, c.info.step);
+                break;
+            }
+    why = bcast_lines({why}, MPI_COMM_WORLD).at(0);
+    if (why.empty()) {
+        log::info("run id {} (continued from {})", info.run_id, path);
+        return info.run_id;
+    }
+    const std::string id = agreed_new_run_id(pb);
+    log::info("run id {}: a new run from {} ({}) because {}", id, path, run_name(info.run_id), why);
+    return id;
+}
+
+}  // namespace
+
+RunOrigin restart_solver(StepSolver& solver, const Problem& pb, const CommandLine& cl) {
     const std::string& dir = pb.setup.output.directory;
+    if (cl.restart.empty()) {
+        // A fresh run: another run's checkpoints in output.directory would be mixed with this
+        // run's (and --restart latest could later pick them): refused unless --new-run.
+        const std::vector<std::string> existing =
+            bcast_lines(pb.world_rank == 0 ? list_checkpoints(dir) : std::vector<std::string>{},
+                        MPI_COMM_WORLD);
+        if (!existing.empty() && !cl.new_run) {
+            std::vector<std::string> names;
+            for (std::size_t k = 0; k < existing.size() && k < 3; ++k)
+                names.push_back(std::filesystem::path(existing[k]).filename().string());
+            if (existing.size() > 3) names.push_back(fmt::format("{} more", existing.size() - 3));
+            UGKS_INPUT_ERROR("output.directory '"
+                             << dir << "' holds checkpoints of an earlier run ("
+                             << fmt::format("{}", fmt::join(names, ", "))
+                             << "): continue it with --restart latest, choose another "
+                                "output.directory, or pass --new-run to start a new run there "
+                                "(the earlier run's checkpoints are then kept)");
+        }
+        const std::string id = agreed_new_run_id(pb);
+        if (existing.empty())
+            log::info("run id {} (a new run)", id);
+        else
+            log::info("run id {} (a new run, --new-run: the {} checkpoints already in {} are kept)",
+                      id, existing.size(), dir);
+        return {"", id};
+    }
+    // --restart FILE, or the newest checkpoint of the run of output.directory that wrote last and
+    // passes every check (a damaged newest file is skipped with a warning). read_checkpoint agrees
+    // on errors.
+    ScopedTimer t("io");
     const bool latest = cl.restart == "latest";
     std::vector<std::string> candidates{cl.restart};
     if (latest) {
-        candidates =
-            bcast_lines(pb.world_rank == 0 ? list_checkpoints(dir) : std::vector<std::string>{},
-                        MPI_COMM_WORLD);
-        if (candidates.empty())
+        candidates = latest_candidates(pb, dir);
+        if (candidates.size() == 1 && candidates[0].empty())
             UGKS_INPUT_ERROR("--restart latest: no checkpoint_*.h5 in output.directory '" << dir
                                                                                           << "'");
     }
     const CheckpointLayout ckl = pb.checkpoint_layout();
     std::string skipped;
     for (const auto& c : candidates) {
+        CheckpointInfo info;
         try {
-            CheckpointInfo info;
             solver.state_import(read_checkpoint(c, ckl, &info));
-            log::info("restarted from {} at step {}, t = {:.6e} (written by ugks_solver {})", c,
-                      info.step, info.time, info.version);
-            return c;
         } catch (const InputError& e) {
             if (!latest) throw;
             log::error("warning: skipping {}", e.what());
             skipped += std::string("; ") + e.what();
+            continue;
         }
+        if (const std::string changed = changed_case_settings(info, pb, c); !changed.empty()) {
+            if (latest)
+                UGKS_INPUT_ERROR("--restart latest: checkpoint '"
+                                 << c << "' (step " << info.step << ", " << run_name(info.run_id)
+                                 << ") was written with other settings of the case: " << changed
+                                 << "; to continue it with this case's settings name it: "
+                                    "--restart "
+                                 << c);
+            log::error(
+                "warning: checkpoint '{}' was written with other settings of the case: {}; "
+                "the run continues it with this case's settings",
+                c, changed);
+        }
+        log::info("restarted from {} at step {}, t = {:.6e} (written by ugks_solver {})", c,
+                  info.step, info.time, info.version);
+        return {c, continued_run_id(pb, cl, c, info)};
     }
     UGKS_INPUT_ERROR("--restart latest: no valid checkpoint in output.directory '" << dir << "'"
                                                                                    << skipped);

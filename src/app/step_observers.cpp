@@ -366,9 +366,11 @@ void CheckpointObserver::write(const RunContext& ctx) {
     const std::string path = ctx.dir + "/" + checkpoint_file_name(ctx.solver.step_count());
     const SolverState st = ctx.solver.state_export();
     const CheckpointLayout ckl = pb.checkpoint_layout();
-    run_collective(MPI_COMM_WORLD,
-                   [&] { write_checkpoint(path, ckl, pb.cfg.resolved_yaml(), st); });
-    if (pb.world_rank == 0) prune_checkpoints(ctx.dir, pb.setup.checkpoint.keep);
+    run_collective(MPI_COMM_WORLD, [&] {
+        write_checkpoint(path, ckl, pb.cfg.resolved_yaml(), ctx.run_id, st);
+        // only this run's files (docs/decisions.md "Checkpoints belong to their run")
+        if (pb.world_rank == 0) prune_checkpoints(ctx.dir, pb.setup.checkpoint.keep, ctx.run_id);
+    });
     m_last_step = ctx.solver.step_count();
     m_last_wall = std::chrono::steady_clock::now();
     m_last_path = path;

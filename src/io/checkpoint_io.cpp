@@ -5,16 +5,19 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -169,6 +172,7 @@ const char* const kStateNames[5] = {"/state/W", "/state/q", "/state/stress", "/s
 
 struct Stored {
     CheckpointInfo info;
+    std::int64_t velocity_dim = 0, K_int = 0, store_b = 0;
     std::uint64_t checksum[5] = {0, 0, 0, 0, 0};
 };
 
@@ -220,22 +224,20 @@ std::string vec_text(const double* v, int n) {
 /// The largest step count a checkpoint may hold (a bound far above any run's).
 constexpr std::int64_t kMaxCheckpointStep = 1000000000000;  // 1e12
 
-Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
-    const QuietHdf5 quiet;
-    if (const std::string why = input_file_problem(path); !why.empty())
-        bad(path, why == "does not exist" ? std::string("no such file") : why);
-    Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!file.valid()) bad(path, "cannot open: not an HDF5 file, or truncated or damaged");
-    const H5Reader r(std::move(file), "checkpoint '" + path + "'");
+/// The root attributes and the datasets' checksums of an open checkpoint: format and version,
+/// the ranges of step and time, then (version 2) the checksum over them.
+Stored read_root(const std::string& path, const H5Reader& r) {
     Stored s;
     if (!r.has_attribute("/", "format") || r.string_attribute("/", "format") != "ugks_checkpoint")
         bad(path, "not a ugks_solver checkpoint (root attribute format != 'ugks_checkpoint')");
     const auto version = r.scalar_attribute<std::int64_t>("/", "format_version");
-    if (version != kCheckpointFormatVersion)
+    if (version < kCheckpointOldestFormatVersion || version > kCheckpointFormatVersion)
         bad(path, "checkpoint format version " + std::to_string(version) +
-                      ", but this ugks_solver reads version " +
+                      ", but this ugks_solver reads versions " +
+                      std::to_string(kCheckpointOldestFormatVersion) + " to " +
                       std::to_string(kCheckpointFormatVersion));
-    // The attributes are not covered by the datasets' checksums: their ranges are checked.
+    s.info.format_version = static_cast<int>(version);
+    // Ranges first (a clear message for an absurd value), then the checksum over the attributes.
     const std::int64_t step = r.scalar_attribute<std::int64_t>("/", "step");
     if (step < 0 || step > kMaxCheckpointStep)
         bad(path, "root attribute 'step' = " + std::to_string(step) +
@@ -250,6 +252,45 @@ Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
     }
     s.info.config = r.string_attribute("/", "config");
     s.info.version = r.string_attribute("/", "ugks_version");
+    s.velocity_dim = r.scalar_attribute<std::int64_t>("/", "velocity_dim");
+    s.K_int = r.scalar_attribute<std::int64_t>("/", "K_int");
+    s.store_b = r.scalar_attribute<std::int64_t>("/", "store_b");
+    for (int k = 0; k < 5; ++k)
+        if (k < 4 || s.store_b != 0)
+            s.checksum[k] = r.scalar_attribute<std::uint64_t>(kStateNames[k], "checksum");
+    if (version == 1) {
+        // Before run ids: the file belongs to no run; its age is the file's.
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0)
+            s.info.written_at = static_cast<double>(st.st_mtim.tv_sec) + 1e-9 * st.st_mtim.tv_nsec;
+        return s;
+    }
+    s.info.run_id = r.string_attribute("/", "run_id");
+    s.info.written_at = r.scalar_attribute<double>("/", "written_at");
+    const auto stored = r.scalar_attribute<std::uint64_t>("/", "attribute_checksum");
+    const std::uint64_t computed =
+        checkpoint_attribute_checksum(s.info, s.velocity_dim, s.K_int, s.store_b, s.checksum);
+    if (stored != computed)
+        bad(path,
+            "checksum mismatch over the root attributes (step, time, run_id, written_at, config, "
+            "...): they were changed after the file was written (stored " +
+                std::to_string(stored) + ", computed " + std::to_string(computed) + ")");
+    return s;
+}
+
+/// Open checkpoint `path` for reading by one rank (the caller keeps a QuietHdf5).
+H5Reader open_serial(const std::string& path) {
+    if (const std::string why = input_file_problem(path); !why.empty())
+        bad(path, why == "does not exist" ? std::string("no such file") : why);
+    Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.valid()) bad(path, "cannot open: not an HDF5 file, or truncated or damaged");
+    return H5Reader(std::move(file), "checkpoint '" + path + "'");
+}
+
+Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
+    const QuietHdf5 quiet;
+    const H5Reader r = open_serial(path);
+    Stored s = read_root(path, r);
 
     // Mesh: cell count, centroids and volumes in global order.
     const Mesh& m = *where.global_mesh;
@@ -299,9 +340,7 @@ Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
                               " with weight " + vec_text(&g.w[k], 1) + " in the case");
         }
     }
-    const auto D = r.scalar_attribute<std::int64_t>("/", "velocity_dim");
-    const auto K = r.scalar_attribute<std::int64_t>("/", "K_int");
-    const auto sb = r.scalar_attribute<std::int64_t>("/", "store_b");
+    const std::int64_t D = s.velocity_dim, K = s.K_int, sb = s.store_b;
     if (D != g.dim)
         bad(path, "written with velocity dimension " + std::to_string(D) + "; the case has " +
                       std::to_string(g.dim));
@@ -317,7 +356,6 @@ Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
     for (int k = 0; k < 5; ++k) {
         if (k == 4 && !where.store_b) continue;
         expect_dims(path, r, kStateNames[k], n, widths[k]);
-        s.checksum[k] = r.scalar_attribute<std::uint64_t>(kStateNames[k], "checksum");
     }
     return s;
 }
@@ -328,6 +366,56 @@ std::uint64_t checkpoint_element_hash(std::uint64_t linear_index, double value) 
     std::uint64_t bits = 0;
     std::memcpy(&bits, &value, sizeof bits);
     return splitmix(bits ^ splitmix(linear_index));
+}
+
+std::uint64_t checkpoint_attribute_checksum(const CheckpointInfo& info, std::int64_t velocity_dim,
+                                            std::int64_t K_int, std::int64_t store_b,
+                                            const std::uint64_t dataset_checksums[5]) {
+    std::uint64_t h = splitmix(0x75676b735f636b70ull);
+    auto mix = [&](std::uint64_t x) { h = splitmix(h ^ x); };
+    auto mix_double = [&](double v) {
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, &v, sizeof bits);
+        mix(bits);
+    };
+    // Text: its length, then its bytes eight at a time (the last word zero-padded).
+    auto mix_text = [&](const std::string& t) {
+        mix(t.size());
+        for (std::size_t i = 0; i < t.size(); i += 8) {
+            std::uint64_t w = 0;
+            std::memcpy(&w, t.data() + i, std::min<std::size_t>(8, t.size() - i));
+            mix(w);
+        }
+    };
+    mix(static_cast<std::uint64_t>(info.format_version));
+    mix(static_cast<std::uint64_t>(info.step));
+    mix_double(info.time);
+    mix_text(info.run_id);
+    mix_double(info.written_at);
+    mix_text(info.config);
+    mix_text(info.version);
+    mix(static_cast<std::uint64_t>(velocity_dim));
+    mix(static_cast<std::uint64_t>(K_int));
+    mix(static_cast<std::uint64_t>(store_b));
+    for (int k = 0; k < 5; ++k) mix(dataset_checksums[k]);
+    return h;
+}
+
+CheckpointInfo read_checkpoint_header(const std::string& path) {
+    const QuietHdf5 quiet;
+    const H5Reader r = open_serial(path);
+    return read_root(path, r).info;
+}
+
+std::string make_run_id() {
+    std::random_device rd;
+    std::uint64_t x = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    x ^= splitmix(
+        static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
+    x = splitmix(x ^ static_cast<std::uint64_t>(::getpid()));
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+    return buf;
 }
 
 std::string checkpoint_file_name(long step) {
@@ -359,16 +447,23 @@ std::vector<std::string> list_checkpoints(const std::string& dir) {
     return out;
 }
 
-void prune_checkpoints(const std::string& dir, int keep) {
-    if (keep <= 0) return;
-    const std::vector<std::string> all = list_checkpoints(dir);
+void prune_checkpoints(const std::string& dir, int keep, const std::string& run_id) {
+    if (keep <= 0 || run_id.empty()) return;
+    int kept = 0;
     std::error_code ec;
-    for (std::size_t k = static_cast<std::size_t>(keep); k < all.size(); ++k)
-        std::filesystem::remove(all[k], ec);
+    for (const std::string& f : list_checkpoints(dir)) {  // newest first
+        try {
+            if (read_checkpoint_header(f).run_id != run_id) continue;
+        } catch (const InputError&) {
+            continue;  // not examinable: not this run's to remove
+        }
+        if (++kept > keep) std::filesystem::remove(f, ec);
+    }
 }
 
 void write_checkpoint(const std::string& path, const CheckpointLayout& where,
-                      const std::string& config_yaml, const CheckpointState& st) {
+                      const std::string& config_yaml, const std::string& run_id,
+                      const CheckpointState& st) {
     const PhaseSpaceLayout& L = *where.layout;
     const Mesh& M = *where.global_mesh;
     const LocalMesh& loc = *where.local;
@@ -479,16 +574,33 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
             distribution("h", st.h, cs[3]);
             if (where.store_b) distribution("b", st.b, cs[4]);
         }
+        // Root attributes (the same values on every rank: rank 0's clock), then their checksum.
+        CheckpointInfo info;
+        info.format_version = kCheckpointFormatVersion;
+        info.step = st.step;
+        info.time = st.time;
+        info.config = config_yaml;
+        info.version = std::string(version_string) + " (" + git_commit + ")";
+        info.run_id = run_id;
+        info.written_at =
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        MPI_Bcast(&info.written_at, 1, MPI_DOUBLE, 0, L.world);
+        const std::int64_t store_b = where.store_b ? 1 : 0;
+        if (!where.store_b) cs[4] = 0;
         w.string_attribute(root, "format", "ugks_checkpoint");
         w.attribute(root, "format_version", std::int64_t{kCheckpointFormatVersion});
         w.attribute(root, "step", std::int64_t{st.step});
         w.attribute(root, "time", st.time);
         w.attribute(root, "velocity_dim", std::int64_t{grid.dim});
         w.attribute(root, "K_int", std::int64_t{where.K_int});
-        w.attribute(root, "store_b", std::int64_t{where.store_b ? 1 : 0});
+        w.attribute(root, "store_b", store_b);
         w.string_attribute(root, "config", config_yaml);
-        w.string_attribute(root, "ugks_version",
-                           std::string(version_string) + " (" + git_commit + ")");
+        w.string_attribute(root, "ugks_version", info.version);
+        w.string_attribute(root, "run_id", run_id);
+        w.attribute(root, "written_at", info.written_at);
+        w.attribute(root, "attribute_checksum",
+                    checkpoint_attribute_checksum(info, grid.dim, where.K_int, store_b, cs));
         w.close();
     }
     // Flush to stable storage, then rename: a crash leaves either the old or the new file.
@@ -534,8 +646,11 @@ CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout&
         s.info.step = static_cast<long>(step);
         MPI_Bcast(&s.info.time, 1, MPI_DOUBLE, 0, L.world);
         MPI_Bcast(s.checksum, 5, MPI_UINT64_T, 0, L.world);
+        MPI_Bcast(&s.info.written_at, 1, MPI_DOUBLE, 0, L.world);
+        MPI_Bcast(&s.info.format_version, 1, MPI_INT, 0, L.world);
         bcast_string(s.info.config, L.world);
         bcast_string(s.info.version, L.world);
+        bcast_string(s.info.run_id, L.world);
     }
 
     // Each velocity group reads contiguous blocks of global cells over its comm_x (this rank's

@@ -71,6 +71,21 @@ private:
     void* m_data = nullptr;
 };
 
+/// The innermost message on HDF5's error stack: what the last failed HDF5 call of this thread
+/// found (every HDF5 call clears the stack when it starts), "" when the stack is empty.
+inline std::string hdf5_reason() {
+    std::string reason;
+    H5Ewalk2(
+        H5E_DEFAULT, H5E_WALK_UPWARD,
+        [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+            auto& out = *static_cast<std::string*>(data);
+            if (out.empty() && e && e->desc && *e->desc) out = e->desc;
+            return 0;
+        },
+        &reason);
+    return reason;
+}
+
 /// HDF5 types of a value type of the files: little-endian in the file, native in memory, and its
 /// name in messages.
 struct H5Types {
@@ -403,7 +418,17 @@ public:
     void close() { check_write(m_file.close() >= 0, "closing '" + m_name + "'"); }
 
 private:
+    /// InputError "<label>: <what>", with what HDF5 found when its last call failed: a failed
+    /// metadata checksum (a changed byte in an object header, e.g. an attribute) is named as
+    /// damage.
     [[noreturn]] void fail(const std::string& what) const {
+        const std::string reason = hdf5_reason();
+        if (reason.find("checksum") != std::string::npos)
+            UGKS_INPUT_ERROR(m_label << ": " << what
+                                     << ": the file is damaged (HDF5 metadata checksum failed: "
+                                     << reason << ")");
+        if (!reason.empty())
+            UGKS_INPUT_ERROR(m_label << ": " << what << " (HDF5: " << reason << ")");
         UGKS_INPUT_ERROR(m_label << ": " << what);
     }
 
@@ -525,7 +550,10 @@ public:
     }
 
     bool has_attribute(const std::string& object, const std::string& name) const {
-        return H5Aexists_by_name(m_file.get(), object.c_str(), name.c_str(), H5P_DEFAULT) > 0;
+        const htri_t found =
+            H5Aexists_by_name(m_file.get(), object.c_str(), name.c_str(), H5P_DEFAULT);
+        if (found < 0) fail("cannot read the attributes of '" + object + "'");
+        return found > 0;
     }
 
     template <class T>
@@ -568,7 +596,17 @@ public:
     }
 
 private:
+    /// InputError "<label>: <what>", with what HDF5 found when its last call failed: a failed
+    /// metadata checksum (a changed byte in an object header, e.g. an attribute) is named as
+    /// damage.
     [[noreturn]] void fail(const std::string& what) const {
+        const std::string reason = hdf5_reason();
+        if (reason.find("checksum") != std::string::npos)
+            UGKS_INPUT_ERROR(m_label << ": " << what
+                                     << ": the file is damaged (HDF5 metadata checksum failed: "
+                                     << reason << ")");
+        if (!reason.empty())
+            UGKS_INPUT_ERROR(m_label << ": " << what << " (HDF5: " << reason << ")");
         UGKS_INPUT_ERROR(m_label << ": " << what);
     }
 

@@ -14,6 +14,11 @@
 #   killed     a run killed (SIGKILL, fault injection UGKS_TEST_KILL_CHECKPOINT) while its second
 #              checkpoint is only a temporary file: the first checkpoint stays usable and
 #              --restart latest from it equals the uninterrupted run
+#   owner      checkpoints belong to their run (docs/decisions.md "Checkpoints belong to their run"):
+#              a fresh run over an earlier run's checkpoints is refused (nothing in the folder
+#              changes); with --new-run (another Kn) it runs and its pruning keeps the earlier
+#              run's files; --restart latest continues the run that wrote last, names the other
+#              run's files, and refuses when the case's settings differ from the checkpoint's
 #   fixture    writes corrupt/*.h5 for the refusal tests of CMakeLists.txt
 set -euo pipefail
 scenario="$1"; solver="$2"; mpiexec="$3"; npflag="$4"; case_file="$5"
@@ -103,6 +108,41 @@ killed)
     grep -q "restarted from $work/b/checkpoint_000004.h5 at step 4" <<<"$out" || fail "did not restart from step 4: $out"
     "$py" "$tool" same "$work/a/fields_final.h5" "$work/b/fields_final.h5"
     ;;
+owner)
+    d="$work/d"
+    run 1 --set output.directory="$d" --set time.steps=8 --set checkpoint.every=4
+    before=$(cd "$d" && sha256sum -- * | sort)
+    rc=0
+    out=$("$mpiexec" "$npflag" 2 "$solver" "$case_file" --set output.directory="$d" \
+          --set time.steps=3 --set checkpoint.every=1 2>&1) || rc=$?
+    [[ "$rc" == 2 ]] || fail "a fresh run over another run's checkpoints exited $rc, expected 2: $out"
+    grep -q "output.directory '$d' holds checkpoints of an earlier run (checkpoint_000008.h5, checkpoint_000004.h5)" <<<"$out" ||
+        fail "no message naming the earlier checkpoints: $out"
+    [[ "$(cd "$d" && sha256sum -- * | sort)" == "$before" ]] || fail "the refused run changed $d"
+    # a new run there (another Kn), pruning to 2: the earlier run's checkpoints stay
+    run 2 --set output.directory="$d" --set time.steps=3 --set checkpoint.every=1 \
+        --set checkpoint.keep=2 --set gas.Kn=0.5 --new-run
+    got=$(cd "$d" && ls checkpoint_* | tr '\n' ' ')
+    [[ "$got" == "checkpoint_000002.h5 checkpoint_000003.h5 checkpoint_000004.h5 checkpoint_000008.h5 " ]] ||
+        fail "after the new run's pruning: $got"
+    # latest: the new run's step 3 (written last), not the earlier run's step 8
+    out=$("$mpiexec" "$npflag" 2 "$solver" "$case_file" --set output.directory="$d" \
+          --set time.steps=5 --set gas.Kn=0.5 --restart latest 2>&1) || fail "restart latest failed: $out"
+    grep -q "restarted from $d/checkpoint_000003.h5 at step 3" <<<"$out" || fail "did not continue the new run: $out"
+    grep -q "other runs, not considered: $d/checkpoint_000008.h5" <<<"$out" || fail "the other run's files are not named: $out"
+    # the earlier run's settings (Kn 0.1) against the new run's checkpoint: refused, naming the key
+    rc=0
+    out=$("$mpiexec" "$npflag" 1 "$solver" "$case_file" --set output.directory="$d" \
+          --set time.steps=5 --restart latest 2>&1) || rc=$?
+    [[ "$rc" == 2 ]] || fail "restart latest with other settings exited $rc, expected 2: $out"
+    grep -q "was written with other settings of the case: gas.Kn: 0.5 -> 0.1" <<<"$out" || fail "no gas.Kn in: $out"
+    # named explicitly, the same file is continued with a warning
+    out=$("$mpiexec" "$npflag" 1 "$solver" "$case_file" --set output.directory="$work/e" \
+          --set time.steps=5 --restart "$d/checkpoint_000003.h5" 2>&1) || fail "explicit restart failed: $out"
+    grep -q "warning: checkpoint '$d/checkpoint_000003.h5' was written with other settings of the case: gas.Kn" <<<"$out" ||
+        fail "no warning for the explicit restart: $out"
+    echo "OK: owner"
+    ;;
 fixture)
     run 1 --set output.directory="$work/ref" --set time.steps=4 --set checkpoint.every=4
     c="$work/ref/checkpoint_000004.h5"
@@ -114,6 +154,9 @@ fixture)
     cp "$c" "$work/corrupt/step_huge.h5"; "$py" "$tool" setattr "$work/corrupt/step_huge.h5" step 4611686018427387904
     cp "$c" "$work/corrupt/time_nan.h5"; "$py" "$tool" setfloat "$work/corrupt/time_nan.h5" time nan
     cp "$c" "$work/corrupt/time_negative.h5"; "$py" "$tool" setfloat "$work/corrupt/time_negative.h5" time -1e300
+    cp "$c" "$work/corrupt/v1.h5"; "$py" "$tool" setattr "$work/corrupt/v1.h5" format_version 1
+    cp "$c" "$work/corrupt/step_changed.h5"; "$py" "$tool" setattr "$work/corrupt/step_changed.h5" step 3
+    cp "$c" "$work/corrupt/time_bitflip.h5"; "$py" "$tool" flipattr "$work/corrupt/time_bitflip.h5" time
     cp "$work/ref/fields_final.h5" "$work/corrupt/not_a_checkpoint.h5"
     cp "$c" "$work/corrupt/good.h5"
     ;;

@@ -8,7 +8,10 @@
   h5tool.py flip FILE DATASET          flip one bit in the raw bytes of DATASET (not through HDF5)
   h5tool.py setattr FILE NAME INT      overwrite an integer root attribute
   h5tool.py setfloat FILE NAME X       overwrite a float root attribute (X: a float, also nan, -1e300)
+  h5tool.py flipattr FILE NAME         flip one bit of the float root attribute NAME in the raw bytes of
+                                       the file (not through HDF5: its metadata checksum then fails)
 """
+import struct
 import sys
 
 import h5py
@@ -76,6 +79,20 @@ def main(argv):
     if cmd == "setfloat":
         with h5py.File(argv[2], "r+") as f:
             f.attrs.modify(argv[3], np.float64(float(argv[4])))
+        return 0
+    if cmd == "flipattr":
+        with h5py.File(argv[2], "r") as f:
+            value = float(f.attrs[argv[3]])
+        raw = open(argv[2], "rb").read()
+        pattern = struct.pack("<d", value)
+        at = raw.find(pattern)
+        if at < 0 or raw.find(pattern, at + 1) >= 0:
+            print(f"the bytes of {argv[3]} = {value!r} are not found exactly once in {argv[2]}")
+            return 1
+        with open(argv[2], "r+b") as f:
+            f.seek(at)
+            f.write(bytes([raw[at] ^ 0x01]))
+        print(f"flipped a bit of attribute {argv[3]} at byte {at}")
         return 0
     print(__doc__)
     return 2

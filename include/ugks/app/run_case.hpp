@@ -9,7 +9,8 @@ struct CommandLine {
     std::string case_file;
     std::vector<std::string> overrides;  ///< --set key.path=value
     std::string restart;                 ///< --restart FILE | latest
-    bool check = false;  ///< --check: validate, print decomposition and estimates, write nothing
+    bool new_run = false;  ///< --new-run: a new run id even over other runs' checkpoints
+    bool check = false;    ///< --check: validate, print decomposition and estimates, write nothing
     bool quiet = false;
 };
 

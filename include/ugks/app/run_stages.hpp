@@ -73,6 +73,7 @@ struct RunContext {
     StepSolver& solver;
     std::string dir;             ///< output.directory
     std::string restarted_from;  ///< the checkpoint the run continues ("" for a fresh start)
+    std::string run_id;          ///< the run's id, written into its checkpoints
     RunStart start;
 };
 
@@ -94,9 +95,19 @@ void log_start(const Problem& pb, const CommandLine& cl);
 Resources check_resources(const Problem& pb);
 /// Stage 4: create output.directory (rank 0; an InputError naming the key when it cannot).
 void prepare_output_directory(const Problem& pb);
-/// The solver's state from --restart (FILE, or the newest valid checkpoint of output.directory for
-/// 'latest'); returns the checkpoint read, "" without --restart.
-std::string restart_solver(StepSolver& solver, const Problem& pb, const CommandLine& cl);
+/// Where a run starts (restart_solver).
+struct RunOrigin {
+    std::string checkpoint;  ///< the checkpoint the run continues ("" for a fresh start)
+    std::string run_id;      ///< the run's id (the same on every rank)
+};
+
+/// The solver's state from --restart (FILE, or for 'latest' the newest valid checkpoint of the run
+/// of output.directory that wrote the newest one), and the run id: a fresh run gets a new one
+/// (refused with InputError when output.directory already holds checkpoints, unless --new-run); a
+/// restart keeps the checkpoint's, unless --new-run or the directory holds a later checkpoint of
+/// that run. A restart whose case settings differ from the checkpoint's (other than run-control
+/// keys) is refused for 'latest' and warned about for a named FILE. Collective.
+RunOrigin restart_solver(StepSolver& solver, const Problem& pb, const CommandLine& cl);
 /// The last stage: timers over the ranks, summary.json (rank 0; with `entries`, the observers'
 /// part), the timer table and where the results are.
 void write_summary(const RunContext& ctx, const Resources& res, const LoopEnd& end,

@@ -12,8 +12,12 @@
 
 namespace ugks {
 
-/// Format version written into checkpoints; a restart requires exactly this version.
-inline constexpr int kCheckpointFormatVersion = 1;
+/// Format version written into checkpoints. Version 2 added the run id, the write time and the
+/// checksum over the root attributes; a restart reads versions 1 and 2 (a version-1 file belongs to
+/// no run: pruning never removes it, `--restart latest` takes it only when no run's file is newer).
+inline constexpr int kCheckpointFormatVersion = 2;
+/// The oldest format version read_checkpoint accepts.
+inline constexpr int kCheckpointOldestFormatVersion = 1;
 
 /// Bytes of one transfer buffer of write_checkpoint / read_checkpoint: the distributions move
 /// between the solver's layout and the file's contiguous blocks of global cells in chunks of
@@ -48,12 +52,15 @@ struct CheckpointLayout {
     int K_int = 0;
 };
 
-/// What a checkpoint file says about itself (read_checkpoint).
+/// What a checkpoint file says about itself (read_checkpoint, read_checkpoint_header).
 struct CheckpointInfo {
     long step = 0;
     double time = 0;
-    std::string config;   ///< the resolved YAML of the run that wrote it
-    std::string version;  ///< ugks_version attribute
+    std::string config;      ///< the resolved YAML of the run that wrote it
+    std::string version;     ///< ugks_version attribute
+    std::string run_id;      ///< the run that wrote it ("" for a format-version-1 file)
+    double written_at = 0;   ///< when it was written (seconds since 1970; file time for version 1)
+    int format_version = 0;  ///< the file's format version
 };
 
 /// Write `path` collectively over layout.world with parallel HDF5 (every rank calls it):
@@ -62,17 +69,22 @@ struct CheckpointInfo {
 /// /mesh/centroid (n x 3), /mesh/volume (n), /velocity/u (n_v x 3), /velocity/w (n_v) for
 /// compatibility checks; every /state dataset carries a uint64 attribute `checksum`
 /// (checkpoint_checksum). Root attributes: format "ugks_checkpoint", format_version, step, time,
-/// config, ugks_version, velocity_dim, K_int, store_b. The file is written as `path`.tmp, closed,
-/// fsync'ed and renamed, so an interrupted write never replaces or damages an earlier checkpoint.
-/// Write failures throw InputError naming the path on every rank.
+/// config, ugks_version, velocity_dim, K_int, store_b, run_id, written_at and attribute_checksum
+/// (checkpoint_attribute_checksum: the other root attributes and the datasets' checksums).
+/// `run_id` names the run (make_run_id; the same on every rank). The file is written as
+/// `path`.tmp, closed, fsync'ed and renamed, so an interrupted write never replaces or damages an
+/// earlier checkpoint. Write failures throw InputError naming the path on every rank.
 void write_checkpoint(const std::string& path, const CheckpointLayout& where,
-                      const std::string& config_yaml, const CheckpointState& state);
+                      const std::string& config_yaml, const std::string& run_id,
+                      const CheckpointState& state);
 
 /// Read and validate `path` for this rank's decomposition (any P_x x P_v and block size; collective
 /// over where.layout->world). Checks, in order: the file opens (a truncated file does not), format
 /// and format_version, the mesh (cell count, centroids and volumes), the velocity grid (count,
 /// points, weights), velocity dimension, K_int and b, dataset shapes, then every dataset's
 /// checksum. Any failure throws the same InputError on every rank: "checkpoint 'path': <problem>".
+/// Before the mesh: the root attributes (ranges of step and time, then attribute_checksum), as
+/// read_checkpoint_header.
 CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout& where,
                                 CheckpointInfo* info = nullptr);
 
@@ -81,12 +93,31 @@ CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout&
 /// written with one P_x x P_v can be verified with another; any changed element changes it.
 std::uint64_t checkpoint_element_hash(std::uint64_t linear_index, double value);
 
+/// The root attributes of checkpoint `path` (serial, one rank; no mesh, velocity grid or data):
+/// format, format version, step and time ranges and, from version 2, the attribute checksum.
+/// Problems throw InputError "checkpoint 'path': <problem>" (also for a file that HDF5's metadata
+/// checksums find damaged).
+CheckpointInfo read_checkpoint_header(const std::string& path);
+
+/// The checksum stored as attribute_checksum: a 64-bit hash of the format version, step, time,
+/// run_id, written_at, config, ugks_version, velocity_dim, K_int, store_b and the five dataset
+/// checksums (b's 0 when absent), so that a changed attribute is found like a changed element.
+std::uint64_t checkpoint_attribute_checksum(const CheckpointInfo& info, std::int64_t velocity_dim,
+                                            std::int64_t K_int, std::int64_t store_b,
+                                            const std::uint64_t dataset_checksums[5]);
+
+/// A new run id: 16 hexadecimal digits from the clock, the process id and std::random_device.
+/// Call on one rank and broadcast.
+std::string make_run_id();
+
 /// "checkpoint_000123.h5".
 std::string checkpoint_file_name(long step);
 /// Checkpoint files `checkpoint_<digits>.h5` in `dir` (no .tmp files), newest (highest step) first.
 /// Local file-system listing (call on one rank and broadcast when ranks may disagree).
 std::vector<std::string> list_checkpoints(const std::string& dir);
-/// Remove all but the `keep` newest checkpoints of `dir` (keep <= 0: remove nothing). Serial.
-void prune_checkpoints(const std::string& dir, int keep);
+/// Remove all but the `keep` newest checkpoints of run `run_id` in `dir` (keep <= 0: remove
+/// nothing). Files of other runs, of format version 1 and files whose header cannot be read are
+/// never removed. Serial; never throws for a file it cannot examine or remove.
+void prune_checkpoints(const std::string& dir, int keep, const std::string& run_id);
 
 }  // namespace ugks

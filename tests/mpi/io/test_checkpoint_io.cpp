@@ -336,7 +336,7 @@ TEST_F(CheckpointIo, ChunkedWriteAndReadMatchForEveryChunkSizeAndLayout) {
                     m_dir + "/" + tag + "_chunk_" + sizes[c].value_or("default") + ".h5";
                 {
                     const ChunkBytes env(sizes[c]);
-                    ugks::write_checkpoint(path, s.where, kConfig, written);
+                    ugks::write_checkpoint(path, s.where, kConfig, "0123456789abcdef", written);
                 }
                 files.push_back(path);
                 // Read back with another chunk size than written with: the state is exact.
@@ -348,6 +348,8 @@ TEST_F(CheckpointIo, ChunkedWriteAndReadMatchForEveryChunkSizeAndLayout) {
                                       path + " read with chunk " + read_bytes.value_or("default"));
                 EXPECT_EQ(info.step, 17);
                 EXPECT_EQ(info.config, kConfig);
+                EXPECT_EQ(info.run_id, "0123456789abcdef");
+                EXPECT_EQ(info.format_version, ugks::kCheckpointFormatVersion);
             }
             if (world_rank() == 0) {
                 const Content dflt = read_content(files.back(), store_b);
@@ -369,7 +371,7 @@ TEST_F(CheckpointIo, RestartFromAnotherDecompositionWithSmallChunks) {
     const std::string path = m_dir + "/pv1.h5";
     {
         const Decomposition s(m_mesh, m_grid, 1, 5, true);
-        ugks::write_checkpoint(path, s.where, kConfig, s.state(true));
+        ugks::write_checkpoint(path, s.where, kConfig, "0123456789abcdef", s.state(true));
     }
     for (int pv : velocity_rank_counts()) {
         const Decomposition s(m_mesh, m_grid, pv, 7, true);
@@ -377,7 +379,8 @@ TEST_F(CheckpointIo, RestartFromAnotherDecompositionWithSmallChunks) {
             const ChunkBytes env(std::string("3000"));
             expect_state_restored(ugks::read_checkpoint(path, s.where), s.state(false),
                                   "P_v = " + std::to_string(pv));
-            ugks::write_checkpoint(m_dir + "/back.h5", s.where, kConfig, s.state(true));
+            ugks::write_checkpoint(m_dir + "/back.h5", s.where, kConfig, "0123456789abcdef",
+                                   s.state(true));
         }
         const Decomposition s1(m_mesh, m_grid, 1, 5, true);
         expect_state_restored(ugks::read_checkpoint(m_dir + "/back.h5", s1.where), s1.state(false),
@@ -391,7 +394,8 @@ TEST_F(CheckpointIo, MalformedChunkOverrideIsAnInputErrorOnEveryRank) {
         const ChunkBytes env(std::string{bad});
         int threw = 0;
         try {
-            ugks::write_checkpoint(m_dir + "/bad.h5", s.where, kConfig, s.state(true));
+            ugks::write_checkpoint(m_dir + "/bad.h5", s.where, kConfig, "0123456789abcdef",
+                                   s.state(true));
         } catch (const ugks::InputError& e) {
             threw = std::string(e.what()).find(std::string(kChunkVar) + "='" + bad +
                                                "': expected a positive number of bytes") !=
@@ -403,6 +407,90 @@ TEST_F(CheckpointIo, MalformedChunkOverrideIsAnInputErrorOnEveryRank) {
         EXPECT_EQ(all, world_size()) << bad;
         EXPECT_FALSE(std::filesystem::exists(m_dir + "/bad.h5"));
     }
+}
+
+/// Overwrite the int64 root attribute `name` of `path` (rank 0, serial HDF5): an edit that
+/// HDF5's own metadata checksums do not see.
+void set_root_int(const std::string& path, const char* name, std::int64_t value) {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0) << path;
+    const hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    ASSERT_GE(a, 0) << name;
+    EXPECT_GE(H5Awrite(a, H5T_NATIVE_INT64, &value), 0);
+    H5Aclose(a);
+    H5Fclose(f);
+}
+
+// The root attributes are covered by attribute_checksum: a step changed to another valid value
+// (which the range checks accept) is refused on every rank, naming the attributes.
+TEST_F(CheckpointIo, ChangedRootAttributeIsRefused) {
+    const Decomposition s(m_mesh, m_grid, 1, 5, true);
+    const std::string path = m_dir + "/edited.h5";
+    ugks::write_checkpoint(path, s.where, kConfig, "0123456789abcdef", s.state(true));
+    if (world_rank() == 0) {
+        EXPECT_EQ(ugks::read_checkpoint_header(path).step, 17);
+        set_root_int(path, "step", 18);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int refused = 0;
+    try {
+        (void)ugks::read_checkpoint(path, s.where);
+    } catch (const ugks::InputError& e) {
+        refused = std::string(e.what()).find("checksum mismatch over the root attributes") !=
+                  std::string::npos;
+        EXPECT_EQ(refused, 1) << e.what();
+    }
+    int all = 0;
+    MPI_Allreduce(&refused, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(all, world_size());
+    if (world_rank() == 0) EXPECT_THROW(ugks::read_checkpoint_header(path), ugks::InputError);
+}
+
+// Pruning removes only the run's own older files: another run's checkpoints, files that cannot be
+// read and the run's newest `keep` stay.
+TEST_F(CheckpointIo, PruningTouchesOnlyTheRunsOwnCheckpoints) {
+    const Decomposition s(m_mesh, m_grid, 1, 5, false);
+    const std::string dir = m_dir + "/prune";
+    if (world_rank() == 0) std::filesystem::create_directories(dir);
+    MPI_Barrier(MPI_COMM_WORLD);
+    // run A at steps 200 and 400 (an earlier run), run B at steps 10, 20, 30
+    auto write = [&](const std::string& run, long step) {
+        ugks::CheckpointState st = s.state(true);
+        st.step = step;
+        ugks::write_checkpoint(dir + "/" + ugks::checkpoint_file_name(step), s.where, kConfig, run,
+                               st);
+    };
+    write("aaaaaaaaaaaaaaaa", 200);
+    write("aaaaaaaaaaaaaaaa", 400);
+    for (long step : {10, 20, 30}) write("bbbbbbbbbbbbbbbb", step);
+    if (world_rank() == 0) {
+        // a damaged file with a checkpoint's name
+        std::FILE* f = std::fopen((dir + "/checkpoint_000005.h5").c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        std::fputs("not HDF5", f);
+        std::fclose(f);
+        ugks::prune_checkpoints(dir, 2, "bbbbbbbbbbbbbbbb");
+        std::vector<std::string> left;
+        for (const std::string& p : ugks::list_checkpoints(dir))
+            left.push_back(std::filesystem::path(p).filename().string());
+        const std::vector<std::string> expected{"checkpoint_000400.h5", "checkpoint_000200.h5",
+                                                "checkpoint_000030.h5", "checkpoint_000020.h5",
+                                                "checkpoint_000005.h5"};
+        EXPECT_EQ(left, expected);
+        EXPECT_EQ(ugks::read_checkpoint_header(dir + "/checkpoint_000400.h5").run_id,
+                  "aaaaaaaaaaaaaaaa");
+        // a run without an id prunes nothing
+        ugks::prune_checkpoints(dir, 1, "");
+        EXPECT_EQ(ugks::list_checkpoints(dir).size(), 5u);
+    }
+}
+
+// Run ids are 16 hexadecimal digits and differ between calls.
+TEST(RunId, SixteenHexDigitsAndDistinct) {
+    const std::string a = ugks::make_run_id(), b = ugks::make_run_id();
+    EXPECT_EQ(a.size(), 16u);
+    EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos) << a;
+    EXPECT_NE(a, b);
 }
 
 }  // namespace
