@@ -554,7 +554,9 @@ void write_summary(const RunContext& ctx, const Resources& res, const LoopEnd& e
     const nlohmann::json device_memory = device_memory_json(ctx.solver, world);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start.time).count();
-    if (ctx.pb.world_rank == 0) {
+    // Rank 0 writes; every rank agrees on the outcome (summary.json unwritable: exit 2 on all).
+    run_collective(world, [&] {
+        if (ctx.pb.world_rank != 0) return;
         nlohmann::json j = run_json(ctx, res, end);
         j.update(entries);
         j["memory_per_rank_bytes"] = memory_json(ctx, res);
@@ -565,7 +567,7 @@ void write_summary(const RunContext& ctx, const Resources& res, const LoopEnd& e
         j["wall_time_s"] = tj;
         j["wall_time_total_s"] = wall;
         write_json(ctx.dir + "/summary.json", j);
-    }
+    });
     if (ctx.pb.world_rank == 0 && !ctx.cl.quiet) {
         log::info("timers (seconds, min / mean / max over ranks):");
         for (const auto& s : stats)

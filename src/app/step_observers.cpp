@@ -111,22 +111,28 @@ std::string format_duration(double s) {
 }
 
 /// Sample cell fields along probe lines: nearest owned cell centroid, then the global nearest over
-/// comm.
+/// comm. Every collective comes first, then rank 0 writes the files, so that a file it cannot
+/// write (a directory in its place, a full disk) leaves no rank waiting (the caller agrees).
 void write_probes(const OutputConfig& out, const std::string& dir, const LocalMesh& local,
                   const std::vector<CellField>& fields, MPI_Comm comm) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
+    struct Table {
+        std::string path;
+        std::vector<std::string> cols;
+        std::vector<std::vector<double>> rows;
+    };
+    std::vector<Table> tables;
     for (const auto& probe : out.probes) {
         const auto pts = probe_points(probe.from, probe.to, probe.points);
-        std::vector<std::string> cols{"x", "y", "z", "cell"};
+        Table t{dir + "/probes_" + probe.name + ".csv", {"x", "y", "z", "cell"}, {}};
         for (const auto& f : fields) {
             if (f.width == 1)
-                cols.push_back(f.name);
+                t.cols.push_back(f.name);
             else
-                for (int k = 0; k < f.width; ++k) cols.push_back(f.name + "_" + std::to_string(k));
+                for (int k = 0; k < f.width; ++k)
+                    t.cols.push_back(f.name + "_" + std::to_string(k));
         }
-        CsvWriter csv;
-        if (rank == 0) csv = CsvWriter(dir + "/probes_" + probe.name + ".csv", cols);
         for (const auto& x : pts) {
             const NearestCell best = nearest_owned_cell(local, x, comm);
             const index_t cell = best.cell;
@@ -140,8 +146,14 @@ void write_probes(const OutputConfig& out, const std::string& dir, const LocalMe
             MPI_Bcast(&len, 1, MPI_INT, best.rank, comm);
             row.resize(len);
             MPI_Bcast(row.data(), len, MPI_DOUBLE, best.rank, comm);
-            if (rank == 0) csv.row(row);
+            if (rank == 0) t.rows.push_back(std::move(row));
         }
+        tables.push_back(std::move(t));
+    }
+    if (rank != 0) return;
+    for (const Table& t : tables) {
+        CsvWriter csv(t.path, t.cols);
+        for (const auto& row : t.rows) csv.row(row);
     }
 }
 
@@ -223,17 +235,20 @@ const char* signal_name(int sig) {
 
 void HistoryObserver::on_start(const RunContext& ctx) {
     m_ref = surface_reference(ctx.pb.setup, ctx.pb.mesh);
-    if (ctx.pb.world_rank != 0) return;
     const std::vector<std::string> cols{"step",      "time",      "dt",      "res_rho", "res_rhoU",
                                         "res_rhoE",  "wall_time", "wall_Fx", "wall_Fy", "wall_Fz",
                                         "wall_heat", "CD",        "CL",      "CS",      "Cm_x",
                                         "Cm_y",      "Cm_z"};
     const std::string path = ctx.dir + "/history.csv";
-    std::vector<std::vector<double>> kept;
-    if (!ctx.restarted_from.empty())
-        kept = history_rows_until(path, ctx.solver.step_count(), cols.size());
-    m_csv = CsvWriter(path, cols);
-    for (const auto& row : kept) m_csv.row(row);
+    // Rank 0 writes; every rank agrees on the outcome (an unwritable history.csv is exit 2 on all).
+    run_collective(MPI_COMM_WORLD, [&] {
+        if (ctx.pb.world_rank != 0) return;
+        std::vector<std::vector<double>> kept;
+        if (!ctx.restarted_from.empty())
+            kept = history_rows_until(path, ctx.solver.step_count(), cols.size());
+        m_csv = CsvWriter(path, cols);
+        for (const auto& row : kept) m_csv.row(row);
+    });
 }
 
 bool HistoryObserver::on_step(const RunContext& ctx, const StepResult& r) {
@@ -260,10 +275,13 @@ bool HistoryObserver::on_step(const RunContext& ctx, const StepResult& r) {
         t.body.moment[d] = sums[7 + d];
     }
     body_coefficients(m_ref, t);
-    if (ctx.pb.world_rank == 0)
-        m_csv.row({static_cast<double>(ctx.solver.step_count()), ctx.solver.time(), r.dt,
-                   r.residual[0], r.residual[1], r.residual[2], wall_now, sums[0], sums[1], sums[2],
-                   sums[3], t.CD, t.CL, t.CS, t.Cm[0], t.Cm[1], t.Cm[2]});
+    // A failed append (a full disk) is agreed on at once: one small reduction per step.
+    run_collective(MPI_COMM_WORLD, [&] {
+        if (ctx.pb.world_rank == 0)
+            m_csv.row({static_cast<double>(ctx.solver.step_count()), ctx.solver.time(), r.dt,
+                       r.residual[0], r.residual[1], r.residual[2], wall_now, sums[0], sums[1],
+                       sums[2], sums[3], t.CD, t.CL, t.CS, t.Cm[0], t.Cm[1], t.Cm[2]});
+    });
     return false;
 }
 

@@ -27,7 +27,8 @@ void write_json(const std::string& path, const nlohmann::json& j) {
     // apart.
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+    if (!f) UGKS_INPUT_ERROR("output file '" << path << "': cannot create '" << tmp
+                                             << "': " << std::strerror(errno));
     bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     ok = std::fflush(f) == 0 && ok;
     int err = ok ? 0 : errno;
@@ -42,27 +43,28 @@ void write_json(const std::string& path, const nlohmann::json& j) {
     }
     if (!ok) {
         std::remove(tmp.c_str());
-        throw std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
+        UGKS_INPUT_ERROR("output file '" << path << "': cannot write it: " << std::strerror(err));
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
         err = errno;
         std::remove(tmp.c_str());
-        throw std::runtime_error("cannot rename '" + tmp + "' to '" + path +
-                                 "': " + std::strerror(err));
+        UGKS_INPUT_ERROR("output file '" << path << "': cannot rename '" << tmp
+                                         << "' to it: " << std::strerror(err));
     }
 }
 
 CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
     : m_out(path, std::ios::out | std::ios::trunc), m_path(path), m_ncol(columns.size()) {
     if (!m_out)
-        throw std::runtime_error("cannot open '" + path + "' for writing: " + std::strerror(errno));
+        UGKS_INPUT_ERROR("output file '" << path
+                                         << "': cannot open it for writing: " << std::strerror(errno));
     UGKS_REQUIRE(!columns.empty(), "CSV file '" << path << "' needs at least one column");
     std::string header;
     for (std::size_t i = 0; i < columns.size(); ++i)
         header += (i ? "," : "") + csv_field(columns[i]);
     m_out << header << '\n';
     m_out.flush();
-    if (!m_out) throw std::runtime_error("error writing '" + path + "'");
+    if (!m_out) UGKS_INPUT_ERROR("output file '" << path << "': writing failed: " << std::strerror(errno));
 }
 
 void CsvWriter::row(const std::vector<double>& values) {
@@ -80,7 +82,8 @@ void CsvWriter::row(const std::vector<double>& values) {
     line += '\n';
     m_out << line;
     m_out.flush();
-    if (!m_out) throw std::runtime_error("error writing '" + m_path + "'");
+    if (!m_out)
+        UGKS_INPUT_ERROR("output file '" << m_path << "': writing failed: " << std::strerror(errno));
 }
 
 std::vector<Vec3> probe_points(const Vec3& a, const Vec3& b, int n) {

@@ -11,7 +11,7 @@ namespace ugks {
 /// Write JSON atomically: pretty-printed (2 spaces) to "<path>.tmp.<pid>" in the same directory,
 /// flushed and fsync'ed, then renamed over `path`, so readers never see a partial file. Invalid
 /// UTF-8 in strings is replaced (U+FFFD), NaN/inf numbers are written as null. Call on one rank
-/// only. Failure -> std::runtime_error naming the path (the temporary is removed).
+/// only. Failure -> InputError "output file 'path': ..." (the temporary is removed).
 void write_json(const std::string& path, const nlohmann::json& j);
 
 /// CSV writer with a fixed header; values written with full precision (%.17g, so they read back
@@ -20,10 +20,10 @@ void write_json(const std::string& path, const nlohmann::json& j);
 class CsvWriter {
 public:
     CsvWriter() = default;
-    /// Create/truncate `path` and write the header; cannot open -> std::runtime_error (path).
+    /// Create/truncate `path` and write the header; cannot open -> InputError naming the path.
     CsvWriter(const std::string& path, const std::vector<std::string>& columns);
     /// One row; values.size() must equal the number of columns (checked: UGKS_REQUIRE).
-    /// A write error (disk full) -> std::runtime_error naming the path.
+    /// A write error (disk full) -> InputError naming the path and the system's reason.
     void row(const std::vector<double>& values);
     bool is_open() const { return m_out.is_open(); }
     const std::string& path() const { return m_path; }
