@@ -1,5 +1,6 @@
 #include "ugks/app/case_setup.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -102,6 +103,46 @@ double memory_limit_override() {
 double host_physical_memory() {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+namespace {
+/// The fewest bytes one cell of a global mesh takes (measured 260-550 B for the box cell types:
+/// docs/decisions.md "Memory refused before allocation"); a lower bound, so that only cases that
+/// cannot fit are refused before the mesh exists.
+constexpr double kMinMeshBytesPerCell = 128.0;
+}  // namespace
+
+void refuse_impossible_size(double cells, double velocities, const std::string& what) {
+    const double limit = memory_limit_override();
+    const double host = limit > 0 ? limit : host_physical_memory();
+    if (!(host > 0)) return;
+    const double mesh = 2.0 * kMinMeshBytesPerCell * cells;
+    const double grid = 32.0 * velocities;
+    if (mesh + grid > host)
+        UGKS_INPUT_ERROR(fmt::format(
+            "{} cannot fit: at least {} per rank (global mesh {} for {:.4g} cells{}) but the host "
+            "has {}{}; use fewer cells or velocities",
+            what, human_bytes(mesh + grid), human_bytes(mesh), cells,
+            velocities > 0
+                ? fmt::format(", velocity grid {} for {:.4g} points", human_bytes(grid), velocities)
+                : std::string(),
+            human_bytes(host), limit > 0 ? " (UGKS_TEST_MEMORY_LIMIT_BYTES)" : ""));
+}
+
+std::string human_bytes(double b) {
+    const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        ++u;
+    }
+    return fmt::format("{:.2f} {}", b, unit[u]);
+}
+
+double box_cells(const BoxSpec& b) {
+    double cells = 1.0;
+    for (int d = 0; d < b.dim; ++d) cells *= static_cast<double>(b.n[d]);
+    return cells;
 }
 
 ProcessMemory process_memory() {

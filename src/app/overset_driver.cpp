@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "ugks/app/case_setup.hpp"
 #include "ugks/core/config.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
@@ -91,6 +92,8 @@ std::vector<Mesh> load_grids(const CommandLine& cl, Config& cfg, overset::Overse
         oc = overset::parse_overset_case(cfg);
         for (std::size_t i = 0; i < oc.grids.size(); ++i) {
             try {
+                if (oc.grids[i].mesh.source == "box")
+                    refuse_impossible_size(box_cells(oc.grids[i].mesh.box), 0.0, "the box mesh");
                 meshes.push_back(load_mesh(oc.grids[i].mesh));
             } catch (const InputError& e) {
                 UGKS_INPUT_ERROR("overset.grids." << i << ".mesh (grid '" << oc.grids[i].name

@@ -58,16 +58,6 @@ std::vector<std::string> bcast_lines(const std::vector<std::string>& lines, MPI_
     return out;
 }
 
-std::string human_bytes(double b) {
-    const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024.0 && u < 4) {
-        b /= 1024.0;
-        ++u;
-    }
-    return fmt::format("{:.2f} {}", b, unit[u]);
-}
-
 double allreduce(double v, MPI_Op op, MPI_Comm comm) {
     MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, op, comm);
     return v;
@@ -78,12 +68,28 @@ long allreduce(long v, MPI_Op op, MPI_Comm comm) {
 }
 
 /// Stage 1: the case sections, the mesh and the velocity space, and their checks.
+/// The number of velocity points a configuration asks for, before the grid is built (tensor
+/// grids: the product of the counts; nonuniform: about target_points; file: 0, not known).
+double requested_velocities(const VelocityConfig& vc) {
+    if (vc.type == "file") return 0.0;
+    if (vc.type == "nonuniform") return static_cast<double>(vc.target_points);
+    double n = 1.0;
+    for (int d = 0; d < vc.dim; ++d) n *= static_cast<double>(vc.counts[d]);
+    return n;
+}
+
 void read_case(Problem& pb) {
     Config& cfg = pb.cfg;
     CaseSetup& setup = pb.setup;
     parse_case_sections(cfg, setup);
+    if (setup.mesh_config.source == "box") {
+        refuse_impossible_size(box_cells(setup.mesh_config.box), 0.0, "the mesh of mesh.box.cells");
+    }
     pb.mesh = load_mesh(setup.mesh_config);
     parse_velocity_section(cfg, setup, pb.mesh.dim);
+    refuse_impossible_size(static_cast<double>(pb.mesh.n_cells()),
+                           requested_velocities(setup.velocity_config),
+                           "the case (mesh and velocity grid)");
     pb.vel = build_velocity_grid(setup.velocity_config);
     const std::string mesh_source =
         setup.mesh_config.source == "box" ? std::string("box mesh") : setup.mesh_config.file;

@@ -173,8 +173,9 @@ void bcast_sequence(Sequence& v, MPI_Datatype type, MPI_Comm comm) {
 
 inline void bcast_string(std::string& s, MPI_Comm comm) { bcast_sequence(s, MPI_CHAR, comm); }
 
-/// Rank 0 runs `body` (which may throw InputError); the outcome is broadcast so that every rank
-/// of `comm` either continues or throws the same InputError.
+/// Rank 0 runs `body`; the outcome is broadcast so that every rank of `comm` either continues or
+/// throws the same InputError (any exception of rank 0's, e.g. a file-system error, becomes one:
+/// the files of src/io are inputs or outputs of the user's).
 template <class F>
 inline void on_root_then_agree(MPI_Comm comm, F&& body) {
     int rank = 0;
@@ -183,7 +184,7 @@ inline void on_root_then_agree(MPI_Comm comm, F&& body) {
     if (rank == 0) {
         try {
             body();
-        } catch (const InputError& e) {
+        } catch (const std::exception& e) {
             error = e.what();
             if (error.empty()) error = "unknown error";
         }

@@ -27,8 +27,9 @@ void write_json(const std::string& path, const nlohmann::json& j) {
     // apart.
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) UGKS_INPUT_ERROR("output file '" << path << "': cannot create '" << tmp
-                                             << "': " << std::strerror(errno));
+    if (!f)
+        UGKS_INPUT_ERROR("output file '" << path << "': cannot create '" << tmp
+                                         << "': " << std::strerror(errno));
     bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     ok = std::fflush(f) == 0 && ok;
     int err = ok ? 0 : errno;
@@ -56,15 +57,16 @@ void write_json(const std::string& path, const nlohmann::json& j) {
 CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
     : m_out(path, std::ios::out | std::ios::trunc), m_path(path), m_ncol(columns.size()) {
     if (!m_out)
-        UGKS_INPUT_ERROR("output file '" << path
-                                         << "': cannot open it for writing: " << std::strerror(errno));
+        UGKS_INPUT_ERROR("output file '"
+                         << path << "': cannot open it for writing: " << std::strerror(errno));
     UGKS_REQUIRE(!columns.empty(), "CSV file '" << path << "' needs at least one column");
     std::string header;
     for (std::size_t i = 0; i < columns.size(); ++i)
         header += (i ? "," : "") + csv_field(columns[i]);
     m_out << header << '\n';
     m_out.flush();
-    if (!m_out) UGKS_INPUT_ERROR("output file '" << path << "': writing failed: " << std::strerror(errno));
+    if (!m_out)
+        UGKS_INPUT_ERROR("output file '" << path << "': writing failed: " << std::strerror(errno));
 }
 
 void CsvWriter::row(const std::vector<double>& values) {
@@ -83,7 +85,8 @@ void CsvWriter::row(const std::vector<double>& values) {
     m_out << line;
     m_out.flush();
     if (!m_out)
-        UGKS_INPUT_ERROR("output file '" << m_path << "': writing failed: " << std::strerror(errno));
+        UGKS_INPUT_ERROR("output file '" << m_path
+                                         << "': writing failed: " << std::strerror(errno));
 }
 
 std::vector<Vec3> probe_points(const Vec3& a, const Vec3& b, int n) {

@@ -369,6 +369,8 @@ Mesh read(const std::string& path, double scale) {
 }  // namespace
 
 Mesh read_cgns(const std::string& path, double scale) {
+    if (const std::string why = input_file_problem(path); !why.empty())
+        UGKS_INPUT_ERROR("CGNS file '" << path << "' " << why);
     if (!std::ifstream(path))
         UGKS_INPUT_ERROR("CGNS file '" << path << "': cannot open (missing or unreadable)");
     return read(path, scale);

@@ -621,6 +621,8 @@ Mesh GmshParser::run(double scale) {
 }  // namespace
 
 Mesh read_gmsh(const std::string& path, double scale) {
+    if (const std::string why = input_file_problem(path); !why.empty())
+        UGKS_INPUT_ERROR("Gmsh file '" << path << "' " << why);
     std::ifstream in(path, std::ios::binary);
     if (!in) UGKS_INPUT_ERROR("Gmsh file '" << path << "': cannot open (missing or unreadable)");
     std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -97,8 +97,8 @@ MeshConfig parse_mesh_config(Config& cfg, const std::string& section) {
     }
     mc.file = p.lexically_normal().string();
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(mc.file, ec)) {
-        cfg.fail(pre + "file", "mesh file '" + mc.file + "' does not exist or is not a file");
+    if (const std::string why = input_file_problem(mc.file); !why.empty()) {
+        cfg.fail(pre + "file", "mesh file '" + mc.file + "' " + why);
     }
     return mc;
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
 #include "ugks/velocity/velocity_grid.hpp"
 
 namespace ugks {
@@ -113,6 +114,9 @@ VelocityConfig parse_velocity_config(Config& cfg, int mesh_dim) {
         const std::string name = cfg.get<std::string>("velocity.file");
         if (name.empty()) cfg.fail("velocity.file", "empty file name");
         vc.file = name[0] == '/' ? name : folder_of(cfg.file()) + name;
+        // One stat first: a FIFO would block the open, a directory would read as empty.
+        if (const std::string why = input_file_problem(vc.file); !why.empty())
+            cfg.fail("velocity.file", "velocity file '" + vc.file + "' " + why);
         if (!std::ifstream(vc.file))
             cfg.fail("velocity.file", "cannot open velocity file '" + vc.file + "'");
     }

@@ -82,6 +82,8 @@ bool parse_number(const std::string& tok, double& value) {
 VelocityGrid read_velocity_file(const std::string& path, int dim) {
     if (dim < 1 || dim > 3)
         UGKS_INPUT_ERROR(path << ": velocity dim must be 1, 2 or 3, got " << dim);
+    if (const std::string why = input_file_problem(path); !why.empty())
+        UGKS_INPUT_ERROR("velocity file '" << path << "' " << why);
     std::ifstream in(path);
     if (!in) UGKS_INPUT_ERROR(path << ": cannot open velocity file");
     static const char* kColumns[] = {"u_x w", "u_x u_y w", "u_x u_y u_z w"};

@@ -58,6 +58,21 @@ double memory_limit_override();
 /// The host's physical memory (bytes; 0 when unknown).
 double host_physical_memory();
 
+/// Refuse (InputError) a mesh or velocity grid that cannot fit, from its counts, before it is
+/// allocated: every rank builds the whole mesh (at least 128 B per cell, twice while it is built)
+/// and the whole velocity grid (32 B per point), against the host's memory
+/// (UGKS_TEST_MEMORY_LIMIT_BYTES when set). `velocities` 0: not known yet (the mesh alone is
+/// checked). `what` starts the message. Without it a huge mesh.box.cells or velocity count ends in
+/// std::bad_alloc; everything allocated later is checked by the estimate after the decomposition
+/// (refuse_oversize).
+void refuse_impossible_size(double cells, double velocities, const std::string& what);
+
+/// "12.90 MiB": bytes with a binary unit, two decimals.
+std::string human_bytes(double bytes);
+
+/// Cells of a box mesh before splitting into simplices (a lower bound of its cell count).
+double box_cells(const BoxSpec& b);
+
 /// This process's resident set (VmRSS) and its peak (VmHWM) from /proc/self/status, bytes; 0 when
 /// unavailable.
 struct ProcessMemory {

@@ -91,8 +91,10 @@ TEST(Reports, CsvOpenFailureNamesPath) {
     try {
         ugks::CsvWriter w(path, {"a"});
         FAIL() << "no exception";
-    } catch (const std::runtime_error& e) {
-        EXPECT_EQ(std::string(e.what()).rfind("cannot open '" + path + "' for writing: ", 0), 0u)
+    } catch (const ugks::InputError& e) {  // exit 2: an output the user's environment refuses
+        EXPECT_EQ(std::string(e.what()).rfind(
+                      "output file '" + path + "': cannot open it for writing: No such file", 0),
+                  0u)
             << e.what();
     }
     const ugks::CsvWriter closed;
@@ -128,8 +130,9 @@ TEST(Reports, WriteJsonFailureNamesPath) {
     try {
         ugks::write_json(path, nlohmann::json{{"a", 1}});
         FAIL() << "no exception";
-    } catch (const std::runtime_error& e) {
-        EXPECT_EQ(std::string(e.what()).rfind("cannot write '" + path + "': ", 0), 0u) << e.what();
+    } catch (const ugks::InputError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("output file '" + path + "': cannot create '", 0), 0u)
+            << e.what();
     }
 }
 

@@ -363,8 +363,11 @@ TEST(GmshReader, MirroredCellsAreReoriented) {
 
 TEST(GmshReaderErrors, MissingFile) {
     const std::string msg = input_error([] { read_gmsh("/nonexistent/dir/none.msh"); });
-    EXPECT_NE(msg.find("/nonexistent/dir/none.msh"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("cannot open"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("Gmsh file '/nonexistent/dir/none.msh' does not exist"), std::string::npos)
+        << msg;
+    // a directory or a FIFO is named as such, before anything opens it
+    const std::string dir = test::temp_dir("gmsh_not_a_file");
+    EXPECT_NE(input_error([&] { read_gmsh(dir); }).find("' is a directory"), std::string::npos);
 }
 
 TEST(GmshReaderErrors, Version22) {
@@ -854,8 +857,8 @@ TEST(CgnsReader, TwoDimensionalQuadsAndTriangles) {
 
 TEST(CgnsReaderErrors, MissingFileAndNotCgns) {
     std::string msg = input_error([] { read_cgns("/nonexistent/mesh.cgns"); });
-    EXPECT_NE(msg.find("/nonexistent/mesh.cgns"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("cannot open"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("CGNS file '/nonexistent/mesh.cgns' does not exist"), std::string::npos)
+        << msg;
     const std::string dir = test::temp_dir("cgns_bad");
     test::write_file(dir + "/text.cgns", "this is not a CGNS file\n");
     msg = input_error([&] { read_cgns(dir + "/text.cgns"); });

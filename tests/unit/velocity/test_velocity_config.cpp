@@ -138,8 +138,8 @@ TEST(VelocityConfig, FileRelativeToTheCaseFolder) {
         parse_velocity_config(bad, 2);
         ADD_FAILURE() << "no error";
     } catch (const InputError& e) {
-        EXPECT_HAS(e.what(), dir + "/bad.yaml:3: key 'velocity.file': cannot open velocity file '" +
-                                 dir + "/missing.dat'");
+        EXPECT_HAS(e.what(), dir + "/bad.yaml:3: key 'velocity.file': velocity file '" + dir +
+                                 "/missing.dat' does not exist");
     }
 }
 

@@ -86,7 +86,7 @@ TEST(VelocityFile, ErrorsNameFileAndLine) {
         read_velocity_file("/nonexistent/dir/v.dat", 2);
         ADD_FAILURE() << "no error";
     } catch (const InputError& e) {
-        EXPECT_HAS(e.what(), "/nonexistent/dir/v.dat: cannot open velocity file");
+        EXPECT_HAS(e.what(), "velocity file '/nonexistent/dir/v.dat' does not exist");
     }
 }
 
