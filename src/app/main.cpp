@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "ugks/app/run_case.hpp"
+#include "ugks/app/step_observers.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/core/version.hpp"
 
@@ -34,6 +35,8 @@ void add_options(CLI::App& app, ugks::CommandLine& cl, bool& version) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Before MPI_Init, which can take long on a loaded cluster: a SIGTERM then is not lost.
+    ugks::install_stop_handlers();
     MPI_Init(&argc, &argv);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

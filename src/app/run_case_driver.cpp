@@ -45,6 +45,12 @@ template <class Body>
 RunOutcome guarded(Body&& body) {
     try {
         return body();
+    } catch (const StoppedDuringStartup& e) {
+        log::error(
+            "ugks_solver: stopped by {}: {}, before the first step of this run; nothing was "
+            "written (run the same command again to start)",
+            signal_name(e.signal()), e.what());
+        return RunOutcome::StoppedBySignal;
     } catch (const InputError& e) {
         log::error("ugks_solver: input error: {}", e.what());
         return RunOutcome::BadInput;
@@ -113,6 +119,7 @@ RunOutcome run_loop(const CommandLine& cl, Problem& pb, const Resources& res,
     StepSolver solver(pb.setup, pb.local, pb.layout, pb.vel, pb.blocks);
     run_collective(MPI_COMM_WORLD, [&] { solver.initialize(); });
     const RunOrigin origin = restart_solver(solver, pb, cl);
+    check_stop_during_startup("after the initial state");
     const RunContext ctx{
         cl, pb, solver, pb.setup.output.directory, origin.checkpoint, origin.run_id, start};
     // on_step in this order, on_end in the reverse one (step_observers.hpp)
@@ -148,10 +155,15 @@ RunOutcome run_loop(const CommandLine& cl, Problem& pb, const Resources& res,
 
 /// Mode ugks: stages 1 to 3, then (without --check) the run.
 RunOutcome run_ugks_case(const CommandLine& cl, Config cfg, const RunStart& start) {
-    if (!cl.check) install_stop_handlers();
+    if (cl.check)
+        restore_default_stop_handlers();
+    else
+        install_stop_handlers();
     Problem pb = build_problem(std::move(cfg));
+    if (!cl.check) check_stop_during_startup("after reading the case and the mesh");
     log_start(pb, cl);
     const Resources res = check_resources(pb);
+    if (!cl.check) check_stop_during_startup("after the resource checks");
     if (!cl.check) return run_loop(cl, pb, res, start);
     log::info("check passed: nothing written");
     free_layout(pb.layout);
@@ -164,7 +176,10 @@ int run_case(const CommandLine& cl) {
     const RunOutcome outcome = guarded([&] {
         const RunStart start = begin_run();
         Config cfg = load_case(cl);
-        if (is_overset_case(cfg)) return run_overset_case(cl, cfg);  // overset_driver.cpp
+        if (is_overset_case(cfg)) {
+            restore_default_stop_handlers();   // no checkpoints: a stop signal ends the process
+            return run_overset_case(cl, cfg);  // overset_driver.cpp
+        }
         return run_ugks_case(cl, std::move(cfg), start);
     });
     // Every rank leaves together, after rank 0 has written summary.json (callers may read it at

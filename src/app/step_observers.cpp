@@ -210,12 +210,25 @@ SurfaceReference surface_reference(const CaseSetup& s, const Mesh& mesh) {
 }
 
 void install_stop_handlers() {
-    g_stop_signal = 0;
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     for (int sig : {SIGTERM, SIGINT, SIGUSR1}) sigaction(sig, &sa, nullptr);
+}
+
+void restore_default_stop_handlers() {
+    for (int sig : {SIGTERM, SIGINT, SIGUSR1}) std::signal(sig, SIG_DFL);
+    if (const int sig = g_stop_signal) {
+        g_stop_signal = 0;
+        std::raise(sig);
+    }
+}
+
+void check_stop_during_startup(const char* stage) {
+    int sig = static_cast<int>(g_stop_signal);
+    MPI_Allreduce(MPI_IN_PLACE, &sig, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (sig != 0) throw StoppedDuringStartup(sig, stage);
 }
 
 const char* signal_name(int sig) {

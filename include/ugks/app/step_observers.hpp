@@ -8,6 +8,7 @@
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,32 @@ public:
 /// flag; the checkpoint observer agrees on it collectively after every step, writes a checkpoint
 /// and stops the loop (exit code 4). Repeated SIGTERM/SIGUSR1 (launchers may deliver one signal
 /// twice) are absorbed; a second SIGINT (Ctrl-C) takes the default action, so an interactive run
-/// can still be killed at once.
+/// can still be killed at once. main() installs them before MPI_Init, so that a signal during
+/// start-up is not lost (it is acted on by check_stop_during_startup or after the first step);
+/// installing again keeps a signal already received.
 void install_stop_handlers();
 /// "SIGTERM", "SIGINT", "SIGUSR1" ("a signal" for any other).
 const char* signal_name(int sig);
+/// The default actions again (overset mode and --check, which have no checkpoint to write); a stop
+/// signal received before is raised again, so that the process ends as the signal asks.
+void restore_default_stop_handlers();
+
+/// A stop signal that arrived during start-up, before the first step (check_stop_during_startup):
+/// exit 4 with nothing written.
+class StoppedDuringStartup : public std::runtime_error {
+public:
+    StoppedDuringStartup(int sig, const std::string& stage)
+        : std::runtime_error(std::string(signal_name(sig)) + " received during start-up (" + stage +
+                             ")"),
+          m_signal(sig) {}
+    int signal() const { return m_signal; }
+
+private:
+    int m_signal;
+};
+/// Collective over MPI_COMM_WORLD: when any rank has received a stop signal, every rank throws
+/// StoppedDuringStartup naming `stage` (the set-up step just finished).
+void check_stop_during_startup(const char* stage);
 
 /// The reference of the wall coefficients: the free stream (first far_field / inflow condition,
 /// else the initial state; a lid's speed when it is at rest), output.surface's geometry and the
