@@ -86,6 +86,17 @@ inline std::string hdf5_reason() {
     return reason;
 }
 
+/// InputError "<label>: <what>", with what HDF5 found when its last call failed: a failed
+/// metadata checksum (a changed byte in an object header, e.g. an attribute) is named as damage.
+[[noreturn]] inline void fail_hdf5(const std::string& label, const std::string& what) {
+    const std::string reason = hdf5_reason();
+    if (reason.find("checksum") != std::string::npos)
+        UGKS_INPUT_ERROR(label << ": " << what
+                               << ": the file is damaged (HDF5 metadata checksum failed: " << reason
+                               << ")");
+    UGKS_INPUT_ERROR(label << ": " << what);
+}
+
 /// HDF5 types of a value type of the files: little-endian in the file, native in memory, and its
 /// name in messages.
 struct H5Types {
@@ -419,19 +430,7 @@ public:
     void close() { check_write(m_file.close() >= 0, "closing '" + m_name + "'"); }
 
 private:
-    /// InputError "<label>: <what>", with what HDF5 found when its last call failed: a failed
-    /// metadata checksum (a changed byte in an object header, e.g. an attribute) is named as
-    /// damage.
-    [[noreturn]] void fail(const std::string& what) const {
-        const std::string reason = hdf5_reason();
-        if (reason.find("checksum") != std::string::npos)
-            UGKS_INPUT_ERROR(m_label << ": " << what
-                                     << ": the file is damaged (HDF5 metadata checksum failed: "
-                                     << reason << ")");
-        if (!reason.empty())
-            UGKS_INPUT_ERROR(m_label << ": " << what << " (HDF5: " << reason << ")");
-        UGKS_INPUT_ERROR(m_label << ": " << what);
-    }
+    [[noreturn]] void fail(const std::string& what) const { fail_hdf5(m_label, what); }
 
     template <class T>
     void typed_attribute(hid_t loc, const char* name, const T* value, hsize_t count = 0) const {
@@ -597,19 +596,7 @@ public:
     }
 
 private:
-    /// InputError "<label>: <what>", with what HDF5 found when its last call failed: a failed
-    /// metadata checksum (a changed byte in an object header, e.g. an attribute) is named as
-    /// damage.
-    [[noreturn]] void fail(const std::string& what) const {
-        const std::string reason = hdf5_reason();
-        if (reason.find("checksum") != std::string::npos)
-            UGKS_INPUT_ERROR(m_label << ": " << what
-                                     << ": the file is damaged (HDF5 metadata checksum failed: "
-                                     << reason << ")");
-        if (!reason.empty())
-            UGKS_INPUT_ERROR(m_label << ": " << what << " (HDF5: " << reason << ")");
-        UGKS_INPUT_ERROR(m_label << ": " << what);
-    }
+    [[noreturn]] void fail(const std::string& what) const { fail_hdf5(m_label, what); }
 
     Hid open(const std::string& dataset) const {
         Hid dset(H5Dopen2(m_file.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose);
