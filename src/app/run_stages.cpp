@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "ugks/core/error.hpp"
@@ -180,6 +182,30 @@ void log_estimates(const Problem& pb, const Resources& res) {
     const GasModel& gas = pb.setup.gas;
     log::info("mesh: {}D, {} cells, {} faces, {} nodes, patches: {}", mesh.dim, mesh.n_cells(),
               mesh.n_faces(), mesh.n_nodes(), fmt::join(mesh.patch_names, ", "));
+    {
+        // What a user checks first against the mesh generator: the extent (in the case's length
+        // unit after mesh.scale), the cell types and the boundary faces of every patch.
+        Vec3 lo{HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi{-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        for (const Vec3& x : mesh.nodes)
+            for (int d = 0; d < 3; ++d) {
+                lo[d] = std::min(lo[d], x[d]);
+                hi[d] = std::max(hi[d], x[d]);
+            }
+        std::map<std::string, index_t> types;
+        for (const CellType t : mesh.cell_type) ++types[cell_type_name(t)];
+        std::vector<index_t> per_patch(mesh.patch_names.size(), 0);
+        for (index_t f = 0; f < mesh.n_faces(); ++f)
+            if (mesh.face_patch[f] >= 0 &&
+                mesh.face_patch[f] < static_cast<int>(per_patch.size()))
+                ++per_patch[static_cast<std::size_t>(mesh.face_patch[f])];
+        std::vector<std::string> box, type_text, patch_text;
+        for (int d = 0; d < mesh.dim; ++d) box.push_back(fmt::format("[{:.6g}, {:.6g}]", lo[d], hi[d]));
+        for (const auto& [name, n] : types) type_text.push_back(fmt::format("{} {}", n, name));
+        for (std::size_t k = 0; k < per_patch.size(); ++k)
+            patch_text.push_back(fmt::format("{} {}", mesh.patch_names[k], per_patch[k]));
+        log::info("mesh bounding box {}; cells: {}; boundary faces per patch: {}",
+                  fmt::join(box, " x "), fmt::join(type_text, ", "), fmt::join(patch_text, ", "));
+    }
     log::info(
         "velocity space: {} ({}D), {} points, block size B_v = {}, {} blocks ({} padded slots)",
         vel.kind, vel.dim, vel.size(), pb.blocks.block_size, pb.blocks.n_blocks,

@@ -97,7 +97,7 @@ GasModel parse_gas(Config& cfg) {
         g.species = cfg.get_enum("gas.species", names);
         sp = find_species(g.species);
     }
-    g.kn_definition = cfg.get_enum_or("gas.kn_definition", {"hs", "vhs"}, "hs");
+    g.kn_definition = cfg.get_enum_or("gas.kn_definition", {"hs", "hs_exact", "vhs"}, "hs");
     g.omega = cfg.get_or<double>("gas.omega", sp ? sp->omega : 0.81);
     cfg.check_range("gas.omega", g.omega, 0.5, 1.0);
     g.alpha = cfg.get_or<double>("gas.alpha", 1.0);
@@ -115,8 +115,12 @@ GasModel parse_gas(Config& cfg) {
         // UGKS convention (docs/formulation.md, decision U9): the reference molecular model in the
         // Kn -> mu mapping is hard-sphere unless kn_definition is vhs, which uses the gas's own
         // omega and alpha.
-        g.mu_ref = g.Kn * (g.kn_definition == "hs" ? per_kn_hs : per_kn_vhs);
+        const double per_kn = g.kn_definition == "hs"         ? per_kn_hs
+                              : g.kn_definition == "hs_exact" ? per_kn_hs * kHardSphereViscosityFactor
+                                                              : per_kn_vhs;
+        g.mu_ref = g.Kn * per_kn;
         g.Kn_hs = g.mu_ref / per_kn_hs;
+        g.Kn_hs_exact = g.Kn_hs / kHardSphereViscosityFactor;
         g.Kn_vhs = g.mu_ref / per_kn_vhs;
         return g;
     }
@@ -137,8 +141,9 @@ GasModel parse_gas(Config& cfg) {
         vss_viscosity(g.molecular_mass, g.d_ref, g.T_ref_vhs, g.omega, g.alpha, g.ref.temperature);
     g.mu_ref = g.mu_ref_si / (g.ref.density * g.ref.speed * g.ref.length);
     g.Kn_hs = g.mu_ref / per_kn_hs;
+    g.Kn_hs_exact = g.Kn_hs / kHardSphereViscosityFactor;
     g.Kn_vhs = g.mu_ref / per_kn_vhs;
-    g.Kn = g.kn_definition == "hs" ? g.Kn_hs : g.Kn_vhs;
+    g.Kn = g.kn_definition == "hs" ? g.Kn_hs : g.kn_definition == "hs_exact" ? g.Kn_hs_exact : g.Kn_vhs;
     return g;
 }
 
@@ -147,9 +152,9 @@ std::string describe_reference(const GasModel& g) {
     if (!g.dimensional)
         return fmt::format(
             "reference state: nondimensional (gas.Kn given): rho_ref = 1, T_ref = 1, p_ref = 1/2, "
-            "C_ref = 1\n  mu_ref = {:.6g} (nondimensional), Kn_hs = {:.6g}, Kn_vhs = {:.6g} "
-            "(Kn = {:.6g}, kn_definition {})",
-            g.mu_ref, g.Kn_hs, g.Kn_vhs, g.Kn, g.kn_definition);
+            "C_ref = 1\n  mu_ref = {:.6g} (nondimensional), Kn_hs = {:.6g}, Kn_hs_exact = {:.6g}, "
+            "Kn_vhs = {:.6g} (Kn = {:.6g}, kn_definition {})",
+            g.mu_ref, g.Kn_hs, g.Kn_hs_exact, g.Kn_vhs, g.Kn, g.kn_definition);
     std::string out =
         fmt::format("reference state ({}):\n",
                     r.si_input ? "units: si, case-file values are SI and divided by these"
@@ -170,9 +175,10 @@ std::string describe_reference(const GasModel& g) {
         "mu_ref = mu / (rho_ref C_ref L_ref) = {:.6g}\n",
         g.mu_ref_si, g.mu_ref);
     out += fmt::format(
-        "  mean free path: hs {:.6g} m (Kn_hs = {:.6g}), vhs {:.6g} m (Kn_vhs = {:.6g}); "
-        "Kn = {:.6g} (kn_definition {})",
-        g.Kn_hs * r.length, g.Kn_hs, g.Kn_vhs * r.length, g.Kn_vhs, g.Kn, g.kn_definition);
+        "  mean free path: hs {:.6g} m (Kn_hs = {:.6g}), hs_exact {:.6g} m (Kn_hs_exact = {:.6g}), "
+        "vhs {:.6g} m (Kn_vhs = {:.6g}); Kn = {:.6g} (kn_definition {})",
+        g.Kn_hs * r.length, g.Kn_hs, g.Kn_hs_exact * r.length, g.Kn_hs_exact,
+        g.Kn_vhs * r.length, g.Kn_vhs, g.Kn, g.kn_definition);
     return out;
 }
 

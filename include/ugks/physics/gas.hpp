@@ -13,7 +13,9 @@ class Config;
 struct GasModel {
     /// Knudsen number of the reference state (mean free path / reference length).
     double Kn = 0.0;
-    /// "hs": hard-sphere reference (alpha = 1, omega_r = 0.5); "vhs": omega_r = omega.
+    /// "hs": hard-sphere reference (alpha = 1, omega_r = 0.5) with the first Chapman-Enskog
+    /// viscosity; "hs_exact": the same with the converged hard-sphere viscosity
+    /// (kHardSphereViscosityFactor times the first approximation); "vhs": omega_r = omega.
     std::string kn_definition;
     double omega = 0.81;    ///< viscosity-temperature exponent (VHS)
     double alpha = 1.0;     ///< VSS scattering parameter of the reference model (1 = VHS/HS)
@@ -25,6 +27,9 @@ struct GasModel {
     /// the gas's own (alpha, omega) mean free path of section 1.3; Kn equals the one named by
     /// kn_definition.
     double Kn_hs = 0.0, Kn_vhs = 0.0;
+    /// Kn of the hard-sphere mean free path with the converged Chapman-Enskog viscosity:
+    /// Kn_hs / kHardSphereViscosityFactor.
+    double Kn_hs_exact = 0.0;
     /// Dimensional gas data (`gas.species` and/or `gas.molecular_mass`, `gas.d_ref`,
     /// `gas.T_ref_vhs`): then mu_ref follows from the VSS/VHS viscosity law at the reference
     /// temperature and `gas.Kn` is not given.
@@ -41,6 +46,10 @@ struct GasModel {
     double gamma() const { return (N() + 2.0) / N(); }
 };
 
+/// The hard-sphere viscosity of the converged Chapman-Enskog expansion over its first approximation
+/// (5/16) sqrt(pi m k T) / (pi d^2) (docs/formulation.md section 1.3, decision U9).
+inline constexpr double kHardSphereViscosityFactor = 1.016034;
+
 /// mu_ref (nondimensional) from Kn: 5 (a+1)(a+2) sqrt(pi) / (4 a (5 - 2 w_r)(7 - 2 w_r)) Kn
 /// (section 1.3).
 double mu_ref_from_kn(double Kn, double alpha, double omega_r);
@@ -51,7 +60,7 @@ inline double relaxation_time(double mu_ref, double omega, double rho, double T)
 }
 
 /// Parse the top-level `units` key (nondimensional | si, default nondimensional), the `gas` section
-/// and the `reference` section. `gas`: kn_definition (hs | vhs, default hs), omega (default 0.81 or
+/// and the `reference` section. `gas`: kn_definition (hs | hs_exact | vhs, default hs), omega (default 0.81 or
 /// the species', [0.5, 1]), alpha (default 1), Pr (default 2/3, (0, 1]), K_int (default 0 or the
 /// species', >= 0), and either Kn (> 0; nondimensional gas) or dimensional data: species (argon |
 /// nitrogen | helium) and/or molecular_mass [kg], d_ref [m], T_ref_vhs [K] (explicit keys override

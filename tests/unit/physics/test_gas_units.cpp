@@ -103,6 +103,28 @@ TEST(GasUnits, ArgonReferenceStateFromNumberDensity) {
     EXPECT_NEAR(g.ref.si_viscosity(g.mu_ref) / mu_si, 1.0, 1e-14);
 }
 
+// kn_definition hs_exact: the hard-sphere mean free path with the converged Chapman-Enskog
+// viscosity, 1.016034 times the first approximation that `hs` uses (Chapman & Cowling): the same Kn
+// gives that much more viscosity, and a dimensional hard-sphere gas reports a Kn that much smaller.
+TEST(GasUnits, HardSphereExactViscosity) {
+    const GasModel first = gas_from("gas: {Kn: 0.1, omega: 0.5}\n");
+    const GasModel exact = gas_from("gas: {Kn: 0.1, omega: 0.5, kn_definition: hs_exact}\n");
+    EXPECT_EQ(exact.kn_definition, "hs_exact");
+    EXPECT_NEAR(first.mu_ref / (5.0 * std::sqrt(kPi) / 16.0 * 0.1), 1.0, 1e-15);
+    EXPECT_NEAR(exact.mu_ref / first.mu_ref, 1.016034, 1e-15);
+    EXPECT_EQ(exact.Kn, 0.1);
+    EXPECT_NEAR(exact.Kn_hs_exact, 0.1, 1e-15);
+    EXPECT_NEAR(exact.Kn_hs / 0.1, 1.016034, 1e-15);
+    // A dimensional hard-sphere gas: mu from d is the first approximation of (1.3d); the exact
+    // hard-sphere gas of the same viscosity has d^2 larger by the factor, its mean free path smaller.
+    const char* dim =
+        "gas: {molecular_mass: 5.0e-26, d_ref: 3.0e-10, T_ref_vhs: 273, omega: 0.5, "
+        "kn_definition: hs_exact}\nreference: {length: 1.0e-4, temperature: 500, pressure: 10}\n";
+    const GasModel d = gas_from(dim);
+    EXPECT_NEAR(d.Kn * 1.016034 / d.Kn_hs, 1.0, 1e-14);
+    EXPECT_EQ(d.Kn, d.Kn_hs_exact);
+}
+
 TEST(GasUnits, MeanFreePathAwayFromTrefAndForHardSpheres) {
     // Argon at 300 K: lambda_vhs = (T / 273)^(w - 1/2) / (sqrt(2) pi d^2 n).
     const double n = 3.0e22, L = 2.0e-3;
