@@ -126,12 +126,15 @@ void write_probes(const OutputConfig& out, const std::string& dir, const LocalMe
     for (const auto& probe : out.probes) {
         const auto pts = probe_points(probe.from, probe.to, probe.points);
         Table t{dir + "/probes_" + probe.name + ".csv", {"x", "y", "z", "cell"}, {}};
+        // Components by axis: U_x U_y U_z, stress_xx stress_xy ... (the order of the fields).
+        static const char* const kVector[3] = {"x", "y", "z"};
+        static const char* const kTensor[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};
         for (const auto& f : fields) {
-            if (f.width == 1)
-                t.cols.push_back(f.name);
-            else
-                for (int k = 0; k < f.width; ++k)
-                    t.cols.push_back(f.name + "_" + std::to_string(k));
+            for (int k = 0; k < f.width; ++k)
+                t.cols.push_back(f.width == 1   ? f.name
+                                 : f.width == 3 ? f.name + "_" + kVector[k]
+                                 : f.width == 6 ? f.name + "_" + kTensor[k]
+                                                : f.name + "_" + std::to_string(k));
         }
         for (const auto& x : pts) {
             const NearestCell best = nearest_owned_cell(local, x, comm);
@@ -322,7 +325,8 @@ bool ProgressObserver::on_step(const RunContext& ctx, const StepResult& r) {
         left_steps = std::min(left_steps, std::ceil((tc.end_time - time) / r.dt));
     const bool bound = tc.steady_tolerance > 0 || tc.monitor_tolerance > 0;
     log::info(
-        "step {:8d}  t = {:.6e}  dt = {:.3e}  residuals {:.3e} {:.3e} {:.3e}  {:.3g} s/step  "
+        "step {:8d}  t = {:.6e}  dt = {:.3e}  residuals rho {:.3e} rhoU {:.3e} rhoE {:.3e}  "
+        "{:.3g} s/step  "
         "left {}{}",
         step, time, r.dt, r.residual[0], r.residual[1], r.residual[2], per_step,
         bound && left_steps > 0 ? "<= " : "", format_duration(left_steps * per_step));
