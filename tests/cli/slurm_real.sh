@@ -6,14 +6,14 @@
 # and always stops them again (trap). TaskPlugin=task/affinity with TaskPluginParam=autobind=cores: every
 # task of a step is bound to the cores Slurm counts for it, also where srun's auto binding finds no match
 # (like a site whose default binding is cores; docs/decisions.md). Then:
-#  0. CPU binding: CHAIN and every further SCRIPT (their CPU variants: --gpus-per-task lines dropped) run
+#  0. CPU binding: CHAIN and every further SCRIPT (their CPU variants: --gpus-per-node lines dropped) run
 #     as a job of one task with --cpus-per-task=2, SOLVER replaced by a stand-in that prints the task's
 #     Cpus_allowed_list and OMP_NUM_THREADS through the script's own srun line; the task's CPU set must
 #     hold 2 CPUs and OMP_NUM_THREADS be 2 (an srun that does not get the job's --cpus-per-task binds
 #     the task to one CPU);
 #  1. calibrates the number of steps so that the case takes about UGKS_SLURM_TARGET_S (70) seconds
 #     on 2 ranks, and runs it uninterrupted with srun (P_x 1 x P_v 2);
-#  2. submits the chain script (the documented CPU adaptation: the --gpus-per-task line dropped) with
+#  2. submits the chain script (the documented CPU adaptation: the --gpus-per-node line dropped) with
 #     --time=1 --signal=USR1@10: slurmctld sends SIGUSR1 20-50 s into every job (its time-limit
 #     check runs every 30 s), the solver checkpoints and exits 4, the script requeues the job, and
 #     the next run continues with --restart latest, until the case is finished;
@@ -262,7 +262,7 @@ t0=$(date +%s)
 run_srun 300 "$work/straight" --set time.steps="$steps" || fail "uninterrupted run under srun failed"
 echo "uninterrupted run: $(($(date +%s) - t0)) s"
 
-# The chain: the CPU variant of requeue_chain.sbatch (as its header says: drop --gpus-per-task).
+# The chain: the CPU variant of requeue_chain.sbatch (as its header says: drop --gpus-per-node).
 sed '/^#SBATCH --gpus-per-/d' "$chain" > "$tmp/requeue_chain.sbatch"
 t0=$(date +%s)
 job=$(timeout 30 sbatch --parsable --chdir="$work" --output="$work/chain.out" --open-mode=append \
