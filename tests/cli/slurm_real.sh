@@ -1,25 +1,35 @@
 #!/usr/bin/env bash
 # scripts/slurm/requeue_chain.sbatch under a REAL single-node Slurm (ctest label slurm):
-#   slurm_real.sh CHAIN SOLVER CASE.yaml
+#   slurm_real.sh CHAIN SOLVER CASE.yaml [SCRIPT.sbatch ...]
 # Starts munged, slurmctld and slurmd (Debian packages munge, slurm-wlm; scripts/install-deps.sh) on
 # localhost with a private configuration, key, sockets, state, spool and logs in a temporary directory,
-# and always stops them again (trap). Then:
+# and always stops them again (trap). TaskPlugin=task/affinity with TaskPluginParam=autobind=cores: every
+# task of a step is bound to the cores Slurm counts for it, also where srun's auto binding finds no match
+# (like a site whose default binding is cores; docs/decisions.md). Then:
+#  0. CPU binding: CHAIN and every further SCRIPT (their CPU variants: --gpus-per-node lines dropped) run
+#     as a job of one task with --cpus-per-task=2, SOLVER replaced by a stand-in that prints the task's
+#     Cpus_allowed_list and OMP_NUM_THREADS through the script's own srun line; the task's CPU set must
+#     hold 2 CPUs and OMP_NUM_THREADS be 2 (an srun that does not get the job's --cpus-per-task binds
+#     the task to one CPU);
 #  1. calibrates the number of steps so that the case takes about UGKS_SLURM_TARGET_S (70) seconds
 #     on 2 ranks, and runs it uninterrupted with srun (P_x 1 x P_v 2);
-#  2. submits the chain script (the documented CPU adaptation: the --gpus-per-task line dropped) with
+#  2. submits the chain script (the documented CPU adaptation: the --gpus-per-node line dropped) with
 #     --time=1 --signal=USR1@10: slurmctld sends SIGUSR1 20-50 s into every job (its time-limit
 #     check runs every 30 s), the solver checkpoints and exits 4, the script requeues the job, and
 #     the next run continues with --restart latest, until the case is finished;
 #  3. checks that the job COMPLETED after at least one requeue (Restarts >= 1 in scontrol, a
 #     "--restart latest" run in the job output) and that fields_final.h5 and history.csv equal the
 #     uninterrupted run's byte for byte.
-# Exit 77 (ctest SKIP_RETURN_CODE) when not root, when the packages are missing, or when the daemons
-# do not come up in this environment (the reason and the daemon log are printed).
+# Exit 77 (ctest SKIP_RETURN_CODE) when not root, when the packages are missing, on a machine with fewer
+# than 2 CPUs, or when the daemons do not come up in this environment (the reason and the daemon log are
+# printed).
 # Test-only settings (docs/decisions.md): AuthInfo cred_expire=10 (a requeued job may start again after
 # cred_expire seconds, 120 by default) and sched_interval=2 (the main scheduler would otherwise look at
 # the requeued job only every 60 s).
 set -uo pipefail
 chain="$1"; solver="$2"; case_file="$3"
+shift 3
+bind_scripts=("$chain" "$@")
 py="${PYTHON:-/usr/bin/python3}"
 [[ -x "$py" ]] || py=python3
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -108,13 +118,15 @@ timeout 20 munged --force --socket="$sock" --key-file="$tmp/munge/munge.key" \
     --seed-file="$tmp/munge/munged.seed" ||
     { cat "$tmp/munge/munged.log" 2>/dev/null; skip "munged does not start in this environment"; }
 
-# nproc would honour OMP_NUM_THREADS (ctest sets 1); the node gets at least 2 CPUs for the 2 ranks
-# (config_overrides: slurmd takes the configured values instead of draining a smaller machine).
+# nproc would honour OMP_NUM_THREADS (ctest sets 1). The 2 ranks and the binding check need 2 CPUs, and
+# task/affinity binds tasks to CPUs that exist.
 cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc --all)
-[[ "$cpus" -ge 2 ]] 2>/dev/null || cpus=2
+[[ "$cpus" -ge 2 ]] 2>/dev/null || skip "needs a machine with at least 2 CPUs (this one: ${cpus:-?})"
+bind_cpus=2
 mem_mb=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024))
 cat > "$SLURM_CONF" <<CONF
-# ugks_solver test cluster (tests/cli/slurm_real.sh): one node, localhost, no systemd, no cgroups.
+# ugks_solver test cluster (tests/cli/slurm_real.sh): one node, localhost, no systemd, no cgroups
+# (task/affinity binds with sched_setaffinity).
 ClusterName=ugkstest
 SlurmctldHost=localhost
 SlurmctldPort=${ports[0]}
@@ -133,7 +145,8 @@ SlurmdLogFile=$tmp/log/slurmd.log
 SlurmctldDebug=info
 SlurmdDebug=info
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=task/affinity
+TaskPluginParam=autobind=cores
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
@@ -169,10 +182,62 @@ if [[ $up -ne 1 ]]; then
 fi
 echo "slurm up: $(sinfo --version), ports ${ports[*]}, node localhost CPUs=$cpus"
 
-# The case: the CLI base case enlarged so that a step takes some milliseconds.
 work="$tmp/work"
 cd "$work" || fail "cd $work"
 export OMP_NUM_THREADS=1
+
+# 0. CPU binding of each script's srun line.
+cat > "$tmp/cpuset_probe" <<'PROBE'
+#!/bin/bash
+# stands in for ugks_solver: the CPU set and OpenMP thread count of this task
+echo "cpuset: task ${SLURM_PROCID:-?} Cpus_allowed_list=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status) OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"
+PROBE
+chmod +x "$tmp/cpuset_probe"
+cpu_count() {  # cpu_count LIST: the number of CPUs in a Cpus_allowed_list such as 0-3,8
+    local n=0 r parts
+    IFS=, read -ra parts <<< "$1"
+    for r in "${parts[@]}"; do
+        [[ "$r" =~ ^([0-9]+)-([0-9]+)$ ]] && { n=$((n + BASH_REMATCH[2] - BASH_REMATCH[1] + 1)); continue; }
+        [[ "$r" =~ ^[0-9]+$ ]] && n=$((n + 1))
+    done
+    echo "$n"
+}
+wait_job() {  # wait_job JOB LIMIT_S: the job's state once it is no longer pending or running
+    local job="$1" limit="$2" t0 st
+    t0=$(date +%s)
+    while [[ $(($(date +%s) - t0)) -le $limit ]]; do
+        st="$(timeout 10 scontrol -o show job "$job" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')"
+        case "$st" in
+            PENDING | RUNNING | CONFIGURING | COMPLETING | "") sleep 1 ;;
+            *) echo "$st"; return 0 ;;
+        esac
+    done
+    echo "${st:-unknown}"
+}
+for script in "${bind_scripts[@]}"; do
+    name="$(basename "$script" .sbatch)"
+    sed '/^#SBATCH --gpus-per-/d' "$script" > "$tmp/bind_$name.sbatch"
+    out="$work/bind_$name.out"
+    # --signal=USR1@10: the scripts' USR1@300 would be due at once under --time=1
+    job=$(timeout 30 sbatch --parsable --chdir="$work" --output="$out" --job-name="bind-$name" \
+              --nodes=1 --ntasks-per-node=1 --cpus-per-task=$bind_cpus --time=1 --signal=USR1@10 \
+              --export=ALL,CASE="$case_file",OUT="$work/bind_$name",SOLVER="$tmp/cpuset_probe" \
+              "$tmp/bind_$name.sbatch") || fail "sbatch $name failed"
+    job="${job%%;*}"
+    st="$(wait_job "$job" 60)"
+    line="$(grep '^cpuset: ' "$out" 2>/dev/null)"
+    echo "$name.sbatch, --cpus-per-task=$bind_cpus: ${line:-no output} (job $job $st)"
+    [[ "$st" == COMPLETED ]] || { cat "$out" 2>/dev/null; fail "$name: the binding job ended $st"; }
+    [[ $(grep -c '^cpuset: ' "$out") -eq 1 ]] || { cat "$out"; fail "$name: not one task line"; }
+    set_list="$(sed -n 's/.*Cpus_allowed_list=\([^ ]*\).*/\1/p' <<< "$line")"
+    n="$(cpu_count "$set_list")"
+    [[ "$n" -eq $bind_cpus ]] ||
+        fail "$name: the task may run on $n CPU(s) ($set_list), the job has --cpus-per-task=$bind_cpus (srun did not get it)"
+    [[ "$line" == *" OMP_NUM_THREADS=$bind_cpus" ]] ||
+        fail "$name: OMP_NUM_THREADS is not the job's --cpus-per-task=$bind_cpus"
+done
+
+# The case: the CLI base case enlarged so that a step takes some milliseconds.
 args=(--quiet --set mesh.box.cells=[40,30] --set velocity.counts=[20,20] --set "output.probes=[]"
       --set parallel.velocity_ranks=2)
 run_srun() {  # run_srun LIMIT_S OUT [solver args]: the case on 2 ranks under Slurm, no job time limit
@@ -197,8 +262,8 @@ t0=$(date +%s)
 run_srun 300 "$work/straight" --set time.steps="$steps" || fail "uninterrupted run under srun failed"
 echo "uninterrupted run: $(($(date +%s) - t0)) s"
 
-# The chain: the CPU variant of requeue_chain.sbatch (as its header says: drop --gpus-per-task).
-sed '/^#SBATCH --gpus-per-task/d' "$chain" > "$tmp/requeue_chain.sbatch"
+# The chain: the CPU variant of requeue_chain.sbatch (as its header says: drop --gpus-per-node).
+sed '/^#SBATCH --gpus-per-/d' "$chain" > "$tmp/requeue_chain.sbatch"
 t0=$(date +%s)
 job=$(timeout 30 sbatch --parsable --chdir="$work" --output="$work/chain.out" --open-mode=append \
           --ntasks-per-node=2 --cpus-per-task=1 --time=1 --signal=USR1@10 \
