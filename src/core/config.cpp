@@ -15,6 +15,7 @@
 #include <limits>
 #include <sstream>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include "ugks/core/error.hpp"
@@ -489,29 +490,198 @@ Config Config::from_string(const std::string& text, const std::string& name) {
 }
 
 namespace {
+
+// ---- checking the tree ------------------------------------------------------------------------
+
+/// The walk of Config::scan. yaml-cpp gives an aliased node to every place that refers to it, so a
+/// node met again is not walked again: its size and height from the first visit are added, which
+/// makes an alias bomb cost its text rather than its expansion; a node met again while it is still
+/// being walked is an alias inside the node it refers to.
+class ScanWalk {
+public:
+    ScanWalk(const std::string& name, const std::string& origin, std::map<std::string, int>* lines)
+        : m_name(name), m_origin(origin), m_lines(lines) {}
+
+    struct Extent {
+        std::size_t nodes = 1;  // the node and everything below it, aliases expanded
+        int height = 0;         // levels below it
+    };
+
+    Extent run(const YAML::Node& node, const std::string& path, int depth) {
+        const std::string where0 = m_lines && node.Mark().line >= 0
+                                       ? m_name + ":" + std::to_string(node.Mark().line + 1)
+                                       : m_origin;
+        if (depth > Config::kMaxDepth) too_deep(where0, path);
+        const bool collection = node.IsMap() || node.IsSequence();
+        Visit* visit = nullptr;
+        if (collection) {
+            const auto range = m_visits.equal_range(node.Mark().pos);
+            for (auto it = range.first; it != range.second && !visit; ++it)
+                if (it->second.node.is(node)) visit = &it->second;
+            if (visit) {
+                if (!visit->done)
+                    UGKS_INPUT_ERROR(where0 << ": '" << path
+                                            << "': a YAML alias inside the node it refers to (the "
+                                               "value would nest without end)");
+                if (depth + visit->extent.height > Config::kMaxDepth) too_deep(where0, path);
+                count(visit->extent.nodes, where0, path);
+                m_alias_nodes += visit->extent.nodes;
+                if (m_alias_nodes > Config::kMaxAliasNodes)
+                    UGKS_INPUT_ERROR(where0 << ": the case's aliases expand to more than "
+                                            << Config::kMaxAliasNodes
+                                            << " YAML nodes (aliases that repeat aliases?); at '"
+                                            << path << "'");
+                return visit->extent;
+            }
+            // unordered_multimap keeps references to its elements valid on insertion
+            visit = &m_visits.emplace(node.Mark().pos, Visit{node, {}, false})->second;
+        }
+        count(1, where0, path);
+        Extent e;
+        auto add = [&](const Extent& child) {
+            e.nodes += child.nodes;
+            e.height = std::max(e.height, child.height + 1);
+        };
+        if (node.IsMap()) {
+            std::map<std::string, int> first_line;
+            for (auto it = node.begin(); it != node.end(); ++it) {
+                const YAML::Node key = it->first;  // a copy: it-> returns a temporary proxy
+                const int line = key.Mark().line + 1;
+                const std::string where = m_lines ? m_name + ":" + std::to_string(line) : m_origin;
+                const std::string under =
+                    path.empty() ? "at the top level" : "under '" + path + "'";
+                if (!key.IsScalar() || key.Scalar().empty())
+                    UGKS_INPUT_ERROR(where << ": a key " << under << " must be a plain name, got "
+                                           << describe(key));
+                const std::string& name = key.Scalar();
+                const std::string child = join(path, name);
+                if (name.find('.') != std::string::npos)
+                    UGKS_INPUT_ERROR(
+                        where << ": key '" << child
+                              << "': '.' is not allowed in key names (it separates key paths)");
+                const auto [pos, inserted] = first_line.emplace(name, line);
+                if (!inserted) {
+                    if (m_lines)
+                        UGKS_INPUT_ERROR(where << ": duplicate key '" << child
+                                               << "' (first defined at line " << pos->second
+                                               << ")");
+                    UGKS_INPUT_ERROR(where << ": duplicate key '" << child << "'");
+                }
+                record(child, line);
+                add(run(it->second, child, depth + 1));
+            }
+        } else if (node.IsSequence()) {
+            for (std::size_t i = 0; i < node.size(); ++i) {
+                const std::string child = join(path, i);
+                record(child, node[i].Mark().line + 1);
+                add(run(node[i], child, depth + 1));
+            }
+        }
+        if (visit) {
+            visit->extent = e;
+            visit->done = true;
+        }
+        return e;
+    }
+
+private:
+    struct Visit {
+        YAML::Node node;
+        Extent extent;
+        bool done;  // false while the node is being walked
+    };
+
+    [[noreturn]] static void too_deep(const std::string& where, const std::string& path) {
+        UGKS_INPUT_ERROR(where << ": '" << path << "': nested more than " << Config::kMaxDepth
+                               << " levels deep (a YAML alias that refers to itself?)");
+    }
+    void count(std::size_t nodes, const std::string& where, const std::string& path) {
+        m_nodes += nodes;
+        if (m_nodes > Config::kMaxNodes)
+            UGKS_INPUT_ERROR(where << ": the case expands to more than " << Config::kMaxNodes
+                                   << " YAML nodes (aliases that repeat aliases?); at '" << path
+                                   << "'");
+    }
+    // The line of a key path, kept for messages.
+    void record(const std::string& child, int line) {
+        if (m_lines) (*m_lines)[child] = line;
+    }
+
+    const std::string& m_name;
+    const std::string& m_origin;
+    std::map<std::string, int>* m_lines;           // null: no lines to record (an override)
+    std::unordered_multimap<int, Visit> m_visits;  // maps and lists walked, by start position
+    std::size_t m_nodes = 0;
+    std::size_t m_alias_nodes = 0;  // nodes that aliases add
+};
+
+// Fill the null node `out`, already in its place, with a copy of `n` in which every place that an
+// alias refers to has nodes of its own, so that an override or a default written there changes
+// that place only. Tags and styles are kept. Built from the top: each new node joins the memory of
+// the copy, where building from the leaves would merge every subtree's memory again at each level.
+void fill_unshared(YAML::Node& out, const YAML::Node& n) {
+    if (n.IsMap()) {
+        out = YAML::Node(YAML::NodeType::Map);
+        for (auto it = n.begin(); it != n.end(); ++it) {
+            YAML::Node value(YAML::NodeType::Null);
+            out.force_insert(it->first.Scalar(), value);  // keys are plain names (Config::scan)
+            fill_unshared(value, it->second);
+        }
+    } else if (n.IsSequence()) {
+        out = YAML::Node(YAML::NodeType::Sequence);
+        for (std::size_t i = 0; i < n.size(); ++i) {
+            YAML::Node value(YAML::NodeType::Null);
+            out.push_back(value);
+            fill_unshared(value, n[i]);
+        }
+    } else if (n.IsScalar()) {
+        out = n.Scalar();
+    } else {
+        return;
+    }
+    out.SetTag(n.Tag());
+    out.SetStyle(n.Style());
+}
+
+YAML::Node unshared(const YAML::Node& n) {
+    YAML::Node out(YAML::NodeType::Null);
+    fill_unshared(out, n);
+    return out;
+}
+
 /// Records, per YAML document, the position of its first node with content (scalar, sequence, map,
-/// alias; a document holding only a null has none) and the position where the document started.
+/// alias; a document holding only a null has none) and the position where the document started;
+/// whether there are aliases; and refuses more than Config::kMaxNodes nodes in the text before
+/// yaml-cpp builds a tree of them (a 64 MiB case file could hold 30 million).
 class DocumentProbe : public YAML::EventHandler {
 public:
+    explicit DocumentProbe(const std::string& name) : m_name(name) {}
     YAML::Mark start, content;
     bool has_content = false;
+    bool has_alias = false;  // in any document so far
     void reset() { has_content = false; }
     void OnDocumentStart(const YAML::Mark& m) override { start = m; }
     void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { seen(m); }
+    void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override {
+        seen(m);
+        has_alias = true;
+    }
     void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                   const std::string&) override {
         seen(m);
+        node(m);
     }
     void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                          YAML::EmitterStyle::value) override {
         seen(m);
+        node(m);
     }
     void OnSequenceEnd() override {}
     void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                     YAML::EmitterStyle::value) override {
         seen(m);
+        node(m);
     }
     void OnMapEnd() override {}
 
@@ -520,18 +690,27 @@ private:
         if (!has_content) content = m;
         has_content = true;
     }
+    void node(const YAML::Mark& m) {
+        if (++m_nodes > Config::kMaxNodes)
+            UGKS_INPUT_ERROR(m_name << ":" << m.line + 1 << ": more than " << Config::kMaxNodes
+                                    << " YAML nodes (a case file holds hundreds; meshes and "
+                                       "velocity lists go in files of their own)");
+    }
+    const std::string& m_name;
+    std::size_t m_nodes = 0;
 };
 }  // namespace
 
 void Config::load_text(const std::string& text) {
     std::vector<YAML::Node> docs;
+    bool aliases = false;
     try {
         // The document structure first, with the event parser and a bounded loop: yaml-cpp 0.7's
         // LoadAll never returns on some malformed input (a ',' at document level makes the parser
         // yield empty documents forever without consuming it; found by tests/fuzz).
         std::istringstream in(text);
         YAML::Parser parser(in);
-        DocumentProbe probe;
+        DocumentProbe probe(m_name);
         for (int n = 0;; ++n) {
             probe.reset();
             if (!parser.HandleNextDocument(probe)) break;
@@ -545,6 +724,7 @@ void Config::load_text(const std::string& text) {
                                         << ": YAML syntax error: the parser cannot continue here "
                                            "(a stray ',' or flow indicator?)");
         }
+        aliases = probe.has_alias;
         docs.push_back(YAML::Load(text));  // the (single) document
     } catch (const YAML::ParserException& e) {
         if (e.mark.is_null()) UGKS_INPUT_ERROR(m_name << ": YAML syntax error: " << e.msg);
@@ -563,54 +743,13 @@ void Config::load_text(const std::string& text) {
         m_root.reset(docs[0]);
     }
     scan(m_root, "", m_name, true);
+    if (aliases) m_root.reset(unshared(m_root));  // bounded by the scan
 }
 
 void Config::scan(const YAML::Node& node, const std::string& path, const std::string& origin,
-                  bool lines, int depth) {
-    if (depth == 0) m_scanned = 0;
-    const std::string where0 = lines && node.Mark().line >= 0
-                                   ? m_name + ":" + std::to_string(node.Mark().line + 1)
-                                   : origin;
-    if (depth > kMaxDepth)
-        UGKS_INPUT_ERROR(where0 << ": '" << path << "': nested more than " << kMaxDepth
-                                << " levels deep (a YAML alias that refers to itself?)");
-    if (++m_scanned > kMaxNodes)
-        UGKS_INPUT_ERROR(where0 << ": the case expands to more than " << kMaxNodes
-                                << " YAML nodes (aliases that repeat aliases?); at '" << path
-                                << "'");
-    if (node.IsMap()) {
-        std::map<std::string, int> first_line;
-        for (auto it = node.begin(); it != node.end(); ++it) {
-            const YAML::Node key = it->first;  // a copy: it-> returns a temporary proxy
-            const int line = key.Mark().line + 1;
-            const std::string where = lines ? m_name + ":" + std::to_string(line) : origin;
-            const std::string under = path.empty() ? "at the top level" : "under '" + path + "'";
-            if (!key.IsScalar() || key.Scalar().empty())
-                UGKS_INPUT_ERROR(where << ": a key " << under << " must be a plain name, got "
-                                       << describe(key));
-            const std::string& name = key.Scalar();
-            const std::string child = join(path, name);
-            if (name.find('.') != std::string::npos)
-                UGKS_INPUT_ERROR(where
-                                 << ": key '" << child
-                                 << "': '.' is not allowed in key names (it separates key paths)");
-            const auto [pos, inserted] = first_line.emplace(name, line);
-            if (!inserted) {
-                if (lines)
-                    UGKS_INPUT_ERROR(where << ": duplicate key '" << child
-                                           << "' (first defined at line " << pos->second << ")");
-                UGKS_INPUT_ERROR(where << ": duplicate key '" << child << "'");
-            }
-            if (lines) m_line[child] = line;
-            scan(it->second, child, origin, lines, depth + 1);
-        }
-    } else if (node.IsSequence()) {
-        for (std::size_t i = 0; i < node.size(); ++i) {
-            const std::string child = join(path, i);
-            if (lines) m_line[child] = node[i].Mark().line + 1;
-            scan(node[i], child, origin, lines, depth + 1);
-        }
-    }
+                  bool lines) {
+    ScanWalk walk(m_name, origin, lines ? &m_line : nullptr);
+    walk.run(node, path, static_cast<int>(split_path(path).size()));
 }
 
 // ---- overrides and defaults -------------------------------------------------------------------
@@ -631,7 +770,7 @@ void Config::apply_override(const std::string& assignment) {
         UGKS_INPUT_ERROR(source << ": YAML syntax error in the value: " << e.msg);
     }
     scan(value, key, source, false);
-    set_value(key, value, source);
+    set_value(key, unshared(value), source);
 }
 
 void Config::set_value(const std::string& path, const YAML::Node& value,

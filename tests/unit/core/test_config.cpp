@@ -534,6 +534,113 @@ TEST(Config, FromFile) {
     std::filesystem::remove_all(dir);
 }
 
+// ---- hostile input: aliases (issue 23)
+// ------------------------------------------------------
+
+TEST(Config, NestingAndNodesAreBounded) {
+    const std::string e = error_of([] {
+        Config::from_string("a: " + std::string(64, '[') + std::string(64, ']') + "\n",
+                            "case.yaml");
+    });
+    EXPECT_EQ(e, "<no error>");
+    EXPECT_EQ(
+        error_of([] {
+            Config::from_string("a: " + std::string(65, '[') + std::string(65, ']') + "\n",
+                                "case.yaml");
+        }),
+        "case.yaml:1: 'a" +
+            [] {
+                std::string p;
+                for (int l = 0; l < 64; ++l) p += ".0";
+                return p;
+            }() +
+            "': nested more than 64 levels deep (a YAML alias that refers to itself?)");
+    std::string big = "a: [0";
+    for (std::size_t n = 1; n < Config::kMaxNodes; ++n) big += ",0";
+    // Counted in the text, before yaml-cpp builds a tree of them. (The scan counts them again with
+    // aliases expanded, and the nodes of a --set value, with the message "the case expands to more
+    // than 500000 YAML nodes": reaching it takes half a million real nodes, seconds in a test.)
+    EXPECT_EQ(error_of([&] { Config::from_string(big + "]\n", "case.yaml"); }),
+              "case.yaml:1: more than 500000 YAML nodes (a case file holds hundreds; meshes and "
+              "velocity lists go in files of their own)");
+}
+
+TEST(Config, AliasInsideItselfIsRefusedAtOnce) {
+    EXPECT_EQ(error_of([] { Config::from_string("# loop\nname: &l [*l]\n", "case.yaml"); }),
+              "case.yaml:2: 'name.0': a YAML alias inside the node it refers to (the value would "
+              "nest without end)");
+    // Two aliases at each level: walking the expansion would take 2^64 steps.
+    EXPECT_EQ(error_of([] { Config::from_string("a: &m {b: [*m, *m]}\n", "case.yaml"); }),
+              "case.yaml:1: 'a.b.0': a YAML alias inside the node it refers to (the value would "
+              "nest without end)");
+    Config c = case_config();
+    EXPECT_EQ(error_of([&] { c.apply_override("output.x=&l [*l]"); }),
+              "--set output.x=&l [*l]: 'output.x.0': a YAML alias inside the node it refers to "
+              "(the value would nest without end)");
+    EXPECT_FALSE(c.has("output.x"));
+}
+
+// A flow list of `levels` anchored lists, each repeating the one before ten times ("billion
+// laughs": 10^levels nodes when expanded).
+std::string laughs(int levels) {
+    std::string s = "[&l0 [x, x, x, x, x, x, x, x, x, x]";
+    for (int l = 1; l < levels; ++l) {
+        s += ", &l" + std::to_string(l) + " [";
+        for (int r = 0; r < 10; ++r) s += (r ? ", *l" : "*l") + std::to_string(l - 1);
+        s += "]";
+    }
+    return s + "]";
+}
+
+TEST(Config, AliasBombIsRefused) {
+    // 1e20 nodes if expanded: each anchored list is walked once, so this returns at once.
+    EXPECT_EQ(
+        error_of([] { Config::from_string("name: x\nbomb: " + laughs(20) + "\n", "case.yaml"); }),
+        "case.yaml:2: the case's aliases expand to more than 10000 YAML nodes (aliases that "
+        "repeat aliases?); at 'bomb.3.7'");
+    Config c = case_config();
+    EXPECT_EQ(error_of([&] { c.apply_override("a=" + laughs(20)); }),
+              "--set a=" + laughs(20) +
+                  ": the case's aliases expand to more than 10000 YAML nodes "
+                  "(aliases that repeat aliases?); at 'a.3.7'");
+    EXPECT_FALSE(c.has("a"));
+    // Within the limit the expansion is accepted.
+    c.apply_override("a=" + laughs(3));
+    EXPECT_EQ(c.sequence_size("a.2.9"), 10u);
+    EXPECT_EQ(c.get<std::string>("a.2.9.9.9"), "x");
+    c.apply_override("a.2.9.9.9=y");  // one place of 111: each has a copy of its own
+    EXPECT_EQ(c.get<std::string>("a.2.9.9.9"), "y");
+    EXPECT_EQ(c.get<std::string>("a.2.9.9.8"), "x");
+    EXPECT_EQ(c.get<std::string>("a.2.0.9.9"), "x");
+    EXPECT_EQ(c.get<std::string>("a.1.9.9"), "x");
+}
+
+TEST(Config, AliasesGetCopiesOfTheirOwn) {
+    // An override or a default under one alias changes that place only.
+    Config c = Config::from_string(
+        "boundaries:\n"                            // 1
+        "  xmin: &w {type: diffuse_wall, T: 1}\n"  // 2
+        "  xmax: *w\n"                             // 3
+        "  ymin: {a: &u [0.1, 0], b: *u}\n",       // 4
+        "case.yaml");
+    EXPECT_EQ(c.location("boundaries.xmax.T"), "case.yaml:3");  // the line of the alias
+    EXPECT_EQ(c.location("boundaries.xmin.T"), "case.yaml:2");
+    c.apply_override("boundaries.xmax.T=2");
+    EXPECT_EQ(c.get<double>("boundaries.xmin.T"), 1.0);
+    EXPECT_EQ(c.get<double>("boundaries.xmax.T"), 2.0);
+    EXPECT_EQ(c.get_or<double>("boundaries.xmin.accommodation", 0.5), 0.5);
+    EXPECT_FALSE(c.has("boundaries.xmax.accommodation"));
+    c.apply_override("boundaries.ymin.b.0=0.3");
+    EXPECT_EQ(c.get<Vec3>("boundaries.ymin.a"), (Vec3{0.1, 0.0, 0.0}));
+    EXPECT_EQ(c.get<Vec3>("boundaries.ymin.b"), (Vec3{0.3, 0.0, 0.0}));
+    // yaml-cpp has no merge keys: '<<' is a key like any other, and unknown.
+    Config m =
+        Config::from_string("gas: &g {Kn: 0.1}\nnumerics: {cfl: 0.5, <<: *g}\n", "case.yaml");
+    m.get<double>("gas.Kn");
+    m.get<double>("numerics.cfl");
+    EXPECT_EQ(error_of([&] { m.check_unused(); }), "case.yaml:2: unknown key 'numerics.<<'");
+}
+
 // ---- defaults and the resolved tree
 // --------------------------------------------------------------
 
