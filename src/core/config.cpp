@@ -567,13 +567,13 @@ public:
                                                << ")");
                     UGKS_INPUT_ERROR(where << ": duplicate key '" << child << "'");
                 }
-                record(child, line);
+                record(child, line, where);
                 add(run(it->second, child, depth + 1));
             }
         } else if (node.IsSequence()) {
             for (std::size_t i = 0; i < node.size(); ++i) {
                 const std::string child = join(path, i);
-                record(child, node[i].Mark().line + 1);
+                record(child, node[i].Mark().line + 1, where0);
                 add(run(node[i], child, depth + 1));
             }
         }
@@ -602,8 +602,14 @@ private:
                                    << " YAML nodes (aliases that repeat aliases?); at '" << path
                                    << "'");
     }
-    // The line of a key path, kept for messages.
-    void record(const std::string& child, int line) {
+    // The line of a key path, kept for messages; the paths kept are bounded in bytes (long key
+    // names nested deep would otherwise take memory quadratic in the text).
+    void record(const std::string& child, int line, const std::string& where) {
+        m_path_bytes += child.size();
+        if (m_path_bytes > Config::kMaxPathBytes)
+            UGKS_INPUT_ERROR(where << ": the key paths of the case add up to more than "
+                                   << Config::kMaxPathBytes
+                                   << " bytes (long key names nested deep?)");
         if (m_lines) (*m_lines)[child] = line;
     }
 
@@ -613,6 +619,7 @@ private:
     std::unordered_multimap<int, Visit> m_visits;  // maps and lists walked, by start position
     std::size_t m_nodes = 0;
     std::size_t m_alias_nodes = 0;  // nodes that aliases add
+    std::size_t m_path_bytes = 0;
 };
 
 // Fill the null node `out`, already in its place, with a copy of `n` in which every place that an
@@ -763,6 +770,9 @@ void Config::apply_override(const std::string& assignment) {
         UGKS_INPUT_ERROR(
             source << ": expected key.path=value with a key path like 'numerics.cfl', got '" << key
                    << "'");
+    if (const std::size_t levels = split_path(key).size(); levels > kMaxDepth)
+        UGKS_INPUT_ERROR(source.substr(0, 80)
+                         << "...: the key path has " << levels << " levels; at most " << kMaxDepth);
     YAML::Node value;
     try {
         value.reset(YAML::Load(assignment.substr(eq + 1)));

@@ -36,18 +36,19 @@ public:
     static Config from_string(const std::string& text, const std::string& name = "<string>");
 
     /// Limits on a case file and on each override value, each an InputError when passed: nesting
-    /// levels (an alias inside the node it refers to is refused at once), nodes, and the nodes that
+    /// levels (an alias inside the node it refers to is refused at once), nodes, the nodes that
     /// aliases add (each place an alias refers to gets a copy of its own; "billion laughs" are
-    /// refused).
+    /// refused), and the bytes of all key paths (long names nested deep).
     static constexpr int kMaxDepth = 64;
     static constexpr std::size_t kMaxNodes = 500000;
     static constexpr std::size_t kMaxAliasNodes = 10000;
+    static constexpr std::size_t kMaxPathBytes = std::size_t{16} << 20;
 
     /// Apply a command-line override "a.b.c=value". The value is parsed as YAML (scalar, [flow
     /// list] or {flow map}); intermediate maps are created; a numeric segment indexes an existing
     /// list entry (or appends when it equals the list size). Later errors on the key name "--set
-    /// a.b.c=value". Malformed assignment (no '=', empty key or segment, YAML error in the value)
-    /// -> InputError.
+    /// a.b.c=value". Malformed assignment (no '=', empty key or segment, YAML error in the value,
+    /// more than kMaxDepth levels) -> InputError.
     void apply_override(const std::string& assignment);
 
     /// Required key of type T: bool, int, long, long long (int64_t/index_t), double, std::string,
@@ -112,8 +113,8 @@ private:
     void mark_read(const std::string& path) const;
     void load_text(const std::string& text);
     // Validate keys (scalar, no '.', no duplicates) under `node`, the value at `path`; record file
-    // lines when `lines`. Bounded (kMaxDepth, kMaxNodes, kMaxAliasNodes); a node that aliases
-    // share is walked once, so the cost follows the text, not the expansion.
+    // lines when `lines`. Bounded (kMaxDepth, kMaxNodes, kMaxAliasNodes, kMaxPathBytes); a node
+    // that aliases share is walked once, so the cost follows the text, not the expansion.
     void scan(const YAML::Node& node, const std::string& path, const std::string& origin,
               bool lines);
     // Set `value` at `path`, creating maps; new nodes take the provenance `source` ("": default).

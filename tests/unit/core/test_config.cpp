@@ -534,7 +534,7 @@ TEST(Config, FromFile) {
     std::filesystem::remove_all(dir);
 }
 
-// ---- hostile input: aliases (issue 23)
+// ---- hostile input: aliases, limits (issue 23)
 // ------------------------------------------------------
 
 TEST(Config, NestingAndNodesAreBounded) {
@@ -639,6 +639,34 @@ TEST(Config, AliasesGetCopiesOfTheirOwn) {
     m.get<double>("gas.Kn");
     m.get<double>("numerics.cfl");
     EXPECT_EQ(error_of([&] { m.check_unused(); }), "case.yaml:2: unknown key 'numerics.<<'");
+}
+
+TEST(Config, OverrideKeyPathLevelsAreBounded) {
+    Config c = case_config();
+    std::string key = "a";
+    for (int l = 1; l < Config::kMaxDepth; ++l) key += ".a";
+    c.apply_override(key + "=1");  // 64 levels
+    EXPECT_EQ(c.get<int>(key), 1);
+    EXPECT_EQ(error_of([&] { c.apply_override(key + ".a=1"); }),
+              ("--set " + key).substr(0, 80) + "...: the key path has 65 levels; at most 64");
+    // A value that nests the path deeper than 64 levels is refused like a file.
+    EXPECT_EQ(error_of([&] { c.apply_override(key + "=[1]"); }),
+              "--set " + key + "=[1]: '" + key +
+                  ".0': nested more than 64 levels deep (a YAML alias that refers to itself?)");
+}
+
+TEST(Config, KeyPathBytesAreBounded) {
+    // 64 levels of 250-character names over 1100 keys: 18 MB of key paths from 40 kB of text.
+    std::string text, close;
+    for (int l = 0; l < 63; ++l) {
+        text += std::string(249, 'k') + std::to_string(l % 10) + ": {";
+        close += "}";
+    }
+    for (int k = 0; k < 1100; ++k) text += (k ? ", x" : "x") + std::to_string(k) + ": 1";
+    text += close + "\n";
+    EXPECT_EQ(error_of([&] { Config::from_string(text, "case.yaml"); }),
+              "case.yaml:1: the key paths of the case add up to more than 16777216 bytes (long key "
+              "names nested deep?)");
 }
 
 // ---- defaults and the resolved tree
