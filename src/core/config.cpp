@@ -491,6 +491,64 @@ Config Config::from_string(const std::string& text, const std::string& name) {
 
 namespace {
 
+// ---- text checks ------------------------------------------------------------------------------
+
+// Length of the valid UTF-8 sequence starting at s[i] (1 to 4), or 0: a stray continuation byte, an
+// overlong form, a surrogate, a code point above U+10FFFF or a sequence cut short.
+std::size_t utf8_sequence(const std::string& s, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned c = byte(i);
+    if (c < 0x80) return 1;
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xbf;  // the range of the second byte
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;  // overlong
+        if (c == 0xed) hi = 0x9f;  // surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;  // overlong
+        if (c == 0xf4) hi = 0x8f;  // above U+10FFFF
+    } else {
+        return 0;
+    }
+    if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+        if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return 0;
+    return n;
+}
+
+// Offset of the first byte of `s` that is not valid UTF-8 or is a NUL, or npos.
+std::size_t first_bad_byte(const std::string& s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_sequence(s, i);
+        if (n == 0 || s[i] == '\0') return i;
+        i += n;
+    }
+    return std::string::npos;
+}
+
+// `s` for a message: bytes that are not valid UTF-8 and control characters as \xNN.
+std::string escape_bytes(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_sequence(s, i);
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (n == 0 || c < 0x20 || c == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+            i += 1;
+        } else {
+            out.append(s, i, n);
+            i += n;
+        }
+    }
+    return out;
+}
+
 // ---- checking the tree ------------------------------------------------------------------------
 
 /// The walk of Config::scan. yaml-cpp gives an aliased node to every place that refers to it, so a
@@ -709,6 +767,29 @@ private:
 }  // namespace
 
 void Config::load_text(const std::string& text) {
+    // yaml-cpp passes bytes that are not UTF-8 through into keys and values, and reads a text that
+    // starts with FF FE, FE FF or a NUL byte as UTF-16 or UTF-32.
+    if (const std::size_t bad = first_bad_byte(text); bad != std::string::npos) {
+        const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+        const std::size_t from = line_start == std::string::npos || bad == 0 ? 0 : line_start + 1;
+        std::size_t column = 1;
+        for (std::size_t i = from; i < bad; i += utf8_sequence(text, i)) ++column;
+        const auto line =
+            1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+        const bool nul = text[bad] == '\0';
+        const bool bom =
+            bad == 0 && text.size() >= 2 &&
+            (text.compare(0, 2, "\xff\xfe") == 0 || text.compare(0, 2, "\xfe\xff") == 0);
+        UGKS_INPUT_ERROR(
+            m_name << ":" << line << ":" << column << ": "
+                   << (nul ? std::string("a NUL byte")
+                           : "not valid UTF-8: byte " + escape_bytes(text.substr(bad, 1)))
+                   << " at byte offset " << bad
+                   << (bom   ? " (a UTF-16 or UTF-32 byte-order mark)"
+                       : nul ? " (a UTF-16 or UTF-32 file?)"
+                             : "")
+                   << "; a case file is UTF-8 text");
+    }
     std::vector<YAML::Node> docs;
     bool aliases = false;
     try {
@@ -762,8 +843,18 @@ void Config::scan(const YAML::Node& node, const std::string& path, const std::st
 // ---- overrides and defaults -------------------------------------------------------------------
 
 void Config::apply_override(const std::string& assignment) {
-    const std::string source = "--set " + assignment;
     const auto eq = assignment.find('=');
+    if (const std::size_t bad = first_bad_byte(assignment); bad != std::string::npos) {
+        const bool nul = assignment[bad] == '\0';
+        UGKS_INPUT_ERROR("--set " << escape_bytes(assignment) << ": the "
+                                  << (eq != std::string::npos && bad > eq ? "value" : "key")
+                                  << (nul ? " holds a NUL byte"
+                                          : " is not valid UTF-8 (byte " +
+                                                escape_bytes(assignment.substr(bad, 1)))
+                                  << " at offset " << bad << " of the argument"
+                                  << (nul ? "" : ")"));
+    }
+    const std::string source = "--set " + assignment;
     if (eq == std::string::npos) UGKS_INPUT_ERROR(source << ": expected key.path=value");
     const std::string key = trim(assignment.substr(0, eq));
     if (!valid_path(key))

@@ -27,10 +27,10 @@ public:
     Config& operator=(Config&& other) noexcept;
     ~Config() = default;
 
-    /// Read a case file. Missing/unreadable file, YAML syntax error (line:column), duplicate key
-    /// (both lines), a key containing '.', or a root that is not a map -> InputError. Every place
-    /// an alias refers to gets a copy of its own: an override or default written there changes that
-    /// place only.
+    /// Read a case file (UTF-8 text). Missing/unreadable file, bytes that are not UTF-8 or a NUL
+    /// (line:column and byte offset), YAML syntax error (line:column), duplicate key (both lines),
+    /// a key containing '.', or a root that is not a map -> InputError. Every place an alias refers
+    /// to gets a copy of its own: an override or default written there changes that place only.
     static Config from_file(const std::string& path);
     /// Parse YAML text; `name` is used in messages in place of the file name.
     static Config from_string(const std::string& text, const std::string& name = "<string>");
@@ -48,7 +48,7 @@ public:
     /// list] or {flow map}); intermediate maps are created; a numeric segment indexes an existing
     /// list entry (or appends when it equals the list size). Later errors on the key name "--set
     /// a.b.c=value". Malformed assignment (no '=', empty key or segment, YAML error in the value,
-    /// more than kMaxDepth levels) -> InputError.
+    /// bytes that are not UTF-8, more than kMaxDepth levels) -> InputError.
     void apply_override(const std::string& assignment);
 
     /// Required key of type T: bool, int, long, long long (int64_t/index_t), double, std::string,

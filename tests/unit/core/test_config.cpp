@@ -534,8 +534,63 @@ TEST(Config, FromFile) {
     std::filesystem::remove_all(dir);
 }
 
-// ---- hostile input: aliases, limits (issue 23)
+// ---- hostile input: encodings, aliases, limits (issue 23)
 // ------------------------------------------------------
+
+TEST(Config, CaseFileMustBeUtf8) {
+    // "case.yaml:<line>:<column in characters>", the byte offset and the byte escaped
+    EXPECT_EQ(error_of([] {
+                  Config::from_string(
+                      "gas:\n  Kn: 0.1\nname: ab\xff"
+                      "cd\n",
+                      "case.yaml");
+              }),
+              "case.yaml:3:9: not valid UTF-8: byte \\xff at byte offset 23; a case file is UTF-8 "
+              "text");
+    EXPECT_EQ(
+        error_of([] { Config::from_string("name: \xc3\xa9t\xc3\xa9\xe2\x82\n", "case.yaml"); }),
+        "case.yaml:1:10: not valid UTF-8: byte \\xe2 at byte offset 11; a case file is UTF-8 "
+        "text");
+    // yaml-cpp would read these as UTF-16: a byte-order mark, or NUL bytes
+    EXPECT_EQ(error_of([] {
+                  Config::from_string(std::string("\xff\xfe"
+                                                  "a\0:\0 \0"
+                                                  "1\0",
+                                                  10),
+                                      "case.yaml");
+              }),
+              "case.yaml:1:1: not valid UTF-8: byte \\xff at byte offset 0 (a UTF-16 or UTF-32 "
+              "byte-order mark); a case file is UTF-8 text");
+    EXPECT_EQ(error_of([] { Config::from_string(std::string("a: 1\n\0b", 7), "case.yaml"); }),
+              "case.yaml:2:1: a NUL byte at byte offset 5 (a UTF-16 or UTF-32 file?); a case file "
+              "is UTF-8 text");
+    // overlong form, surrogate, above U+10FFFF, stray continuation byte
+    for (const char* bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80"}) {
+        const std::string e =
+            error_of([&] { Config::from_string(std::string("a: ") + bad, "c.yaml"); });
+        EXPECT_EQ(e.rfind("c.yaml:1:4: not valid UTF-8: byte \\x", 0), 0u) << e;
+    }
+    // UTF-8 with and without a byte-order mark is read as it is
+    const Config c =
+        Config::from_string("\xef\xbb\xbfname: \xc3\xa9t\xc3\xa9 \xf0\x9f\x9a\x80\n", "case.yaml");
+    EXPECT_EQ(c.get<std::string>("name"), "\xc3\xa9t\xc3\xa9 \xf0\x9f\x9a\x80");
+}
+
+TEST(Config, OverrideMustBeUtf8) {
+    Config c = case_config();
+    EXPECT_EQ(error_of([&] { c.apply_override("name=\xff\xfe"); }),
+              "--set name=\\xff\\xfe: the value is not valid UTF-8 (byte \\xff at offset 5 of the "
+              "argument)");
+    EXPECT_EQ(error_of([&] { c.apply_override("output.probes.0.name=ab\xc3"); }),
+              "--set output.probes.0.name=ab\\xc3: the value is not valid UTF-8 (byte \\xc3 at "
+              "offset 23 of the argument)");
+    EXPECT_EQ(error_of([&] { c.apply_override("gas.K\xe9n=1"); }),
+              "--set gas.K\\xe9n=1: the key is not valid UTF-8 (byte \\xe9 at offset 5 of the "
+              "argument)");
+    EXPECT_EQ(c.get<double>("gas.Kn"), 0.1);
+    c.apply_override("output.probes.0.name=\xc3\xa9t\xc3\xa9");
+    EXPECT_EQ(c.get<std::string>("output.probes.0.name"), "\xc3\xa9t\xc3\xa9");
+}
 
 TEST(Config, NestingAndNodesAreBounded) {
     const std::string e = error_of([] {
