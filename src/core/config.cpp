@@ -15,6 +15,7 @@
 #include <limits>
 #include <sstream>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include "ugks/core/error.hpp"
@@ -489,29 +490,263 @@ Config Config::from_string(const std::string& text, const std::string& name) {
 }
 
 namespace {
+
+// ---- text checks ------------------------------------------------------------------------------
+
+// Length of the valid UTF-8 sequence starting at s[i] (1 to 4), or 0: a stray continuation byte, an
+// overlong form, a surrogate, a code point above U+10FFFF or a sequence cut short.
+std::size_t utf8_sequence(const std::string& s, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned c = byte(i);
+    if (c < 0x80) return 1;
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xbf;  // the range of the second byte
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;  // overlong
+        if (c == 0xed) hi = 0x9f;  // surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;  // overlong
+        if (c == 0xf4) hi = 0x8f;  // above U+10FFFF
+    } else {
+        return 0;
+    }
+    if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+        if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return 0;
+    return n;
+}
+
+// Offset of the first byte of `s` that is not valid UTF-8 or is a NUL, or npos.
+std::size_t first_bad_byte(const std::string& s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_sequence(s, i);
+        if (n == 0 || s[i] == '\0') return i;
+        i += n;
+    }
+    return std::string::npos;
+}
+
+// `s` for a message: bytes that are not valid UTF-8 and control characters as \xNN.
+std::string escape_bytes(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_sequence(s, i);
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (n == 0 || c < 0x20 || c == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+            i += 1;
+        } else {
+            out.append(s, i, n);
+            i += n;
+        }
+    }
+    return out;
+}
+
+// ---- checking the tree ------------------------------------------------------------------------
+
+/// The walk of Config::scan. yaml-cpp gives an aliased node to every place that refers to it, so a
+/// node met again is not walked again: its size and height from the first visit are added, which
+/// makes an alias bomb cost its text rather than its expansion; a node met again while it is still
+/// being walked is an alias inside the node it refers to.
+class ScanWalk {
+public:
+    ScanWalk(const std::string& name, const std::string& origin, std::map<std::string, int>* lines)
+        : m_name(name), m_origin(origin), m_lines(lines) {}
+
+    struct Extent {
+        std::size_t nodes = 1;  // the node and everything below it, aliases expanded
+        int height = 0;         // levels below it
+    };
+
+    Extent run(const YAML::Node& node, const std::string& path, int depth) {
+        const std::string where0 = m_lines && node.Mark().line >= 0
+                                       ? m_name + ":" + std::to_string(node.Mark().line + 1)
+                                       : m_origin;
+        if (depth > Config::kMaxDepth) too_deep(where0, path);
+        const bool collection = node.IsMap() || node.IsSequence();
+        Visit* visit = nullptr;
+        if (collection) {
+            const auto range = m_visits.equal_range(node.Mark().pos);
+            for (auto it = range.first; it != range.second && !visit; ++it)
+                if (it->second.node.is(node)) visit = &it->second;
+            if (visit) {
+                if (!visit->done)
+                    UGKS_INPUT_ERROR(where0 << ": '" << path
+                                            << "': a YAML alias inside the node it refers to (the "
+                                               "value would nest without end)");
+                if (depth + visit->extent.height > Config::kMaxDepth) too_deep(where0, path);
+                count(visit->extent.nodes, where0, path);
+                m_alias_nodes += visit->extent.nodes;
+                if (m_alias_nodes > Config::kMaxAliasNodes)
+                    UGKS_INPUT_ERROR(where0 << ": the case's aliases expand to more than "
+                                            << Config::kMaxAliasNodes
+                                            << " YAML nodes (aliases that repeat aliases?); at '"
+                                            << path << "'");
+                return visit->extent;
+            }
+            // unordered_multimap keeps references to its elements valid on insertion
+            visit = &m_visits.emplace(node.Mark().pos, Visit{node, {}, false})->second;
+        }
+        count(1, where0, path);
+        Extent e;
+        auto add = [&](const Extent& child) {
+            e.nodes += child.nodes;
+            e.height = std::max(e.height, child.height + 1);
+        };
+        if (node.IsMap()) {
+            std::map<std::string, int> first_line;
+            for (auto it = node.begin(); it != node.end(); ++it) {
+                const YAML::Node key = it->first;  // a copy: it-> returns a temporary proxy
+                const int line = key.Mark().line + 1;
+                const std::string where = m_lines ? m_name + ":" + std::to_string(line) : m_origin;
+                const std::string under =
+                    path.empty() ? "at the top level" : "under '" + path + "'";
+                if (!key.IsScalar() || key.Scalar().empty())
+                    UGKS_INPUT_ERROR(where << ": a key " << under << " must be a plain name, got "
+                                           << describe(key));
+                const std::string& name = key.Scalar();
+                const std::string child = join(path, name);
+                if (name.find('.') != std::string::npos)
+                    UGKS_INPUT_ERROR(
+                        where << ": key '" << child
+                              << "': '.' is not allowed in key names (it separates key paths)");
+                const auto [pos, inserted] = first_line.emplace(name, line);
+                if (!inserted) {
+                    if (m_lines)
+                        UGKS_INPUT_ERROR(where << ": duplicate key '" << child
+                                               << "' (first defined at line " << pos->second
+                                               << ")");
+                    UGKS_INPUT_ERROR(where << ": duplicate key '" << child << "'");
+                }
+                record(child, line, where);
+                add(run(it->second, child, depth + 1));
+            }
+        } else if (node.IsSequence()) {
+            for (std::size_t i = 0; i < node.size(); ++i) {
+                const std::string child = join(path, i);
+                record(child, node[i].Mark().line + 1, where0);
+                add(run(node[i], child, depth + 1));
+            }
+        }
+        if (visit) {
+            visit->extent = e;
+            visit->done = true;
+        }
+        return e;
+    }
+
+private:
+    struct Visit {
+        YAML::Node node;
+        Extent extent;
+        bool done;  // false while the node is being walked
+    };
+
+    [[noreturn]] static void too_deep(const std::string& where, const std::string& path) {
+        UGKS_INPUT_ERROR(where << ": '" << path << "': nested more than " << Config::kMaxDepth
+                               << " levels deep (a YAML alias that refers to itself?)");
+    }
+    void count(std::size_t nodes, const std::string& where, const std::string& path) {
+        m_nodes += nodes;
+        if (m_nodes > Config::kMaxNodes)
+            UGKS_INPUT_ERROR(where << ": the case expands to more than " << Config::kMaxNodes
+                                   << " YAML nodes (aliases that repeat aliases?); at '" << path
+                                   << "'");
+    }
+    // The line of a key path, kept for messages; the paths kept are bounded in bytes (long key
+    // names nested deep would otherwise take memory quadratic in the text).
+    void record(const std::string& child, int line, const std::string& where) {
+        m_path_bytes += child.size();
+        if (m_path_bytes > Config::kMaxPathBytes)
+            UGKS_INPUT_ERROR(where << ": the key paths of the case add up to more than "
+                                   << Config::kMaxPathBytes
+                                   << " bytes (long key names nested deep?)");
+        if (m_lines) (*m_lines)[child] = line;
+    }
+
+    const std::string& m_name;
+    const std::string& m_origin;
+    std::map<std::string, int>* m_lines;           // null: no lines to record (an override)
+    std::unordered_multimap<int, Visit> m_visits;  // maps and lists walked, by start position
+    std::size_t m_nodes = 0;
+    std::size_t m_alias_nodes = 0;  // nodes that aliases add
+    std::size_t m_path_bytes = 0;
+};
+
+// Fill the null node `out`, already in its place, with a copy of `n` in which every place that an
+// alias refers to has nodes of its own, so that an override or a default written there changes
+// that place only. Tags and styles are kept. Built from the top: each new node joins the memory of
+// the copy, where building from the leaves would merge every subtree's memory again at each level.
+void fill_unshared(YAML::Node& out, const YAML::Node& n) {
+    if (n.IsMap()) {
+        out = YAML::Node(YAML::NodeType::Map);
+        for (auto it = n.begin(); it != n.end(); ++it) {
+            YAML::Node value(YAML::NodeType::Null);
+            out.force_insert(it->first.Scalar(), value);  // keys are plain names (Config::scan)
+            fill_unshared(value, it->second);
+        }
+    } else if (n.IsSequence()) {
+        out = YAML::Node(YAML::NodeType::Sequence);
+        for (std::size_t i = 0; i < n.size(); ++i) {
+            YAML::Node value(YAML::NodeType::Null);
+            out.push_back(value);
+            fill_unshared(value, n[i]);
+        }
+    } else if (n.IsScalar()) {
+        out = n.Scalar();
+    } else {
+        return;
+    }
+    out.SetTag(n.Tag());
+    out.SetStyle(n.Style());
+}
+
+YAML::Node unshared(const YAML::Node& n) {
+    YAML::Node out(YAML::NodeType::Null);
+    fill_unshared(out, n);
+    return out;
+}
+
 /// Records, per YAML document, the position of its first node with content (scalar, sequence, map,
-/// alias; a document holding only a null has none) and the position where the document started.
+/// alias; a document holding only a null has none) and the position where the document started;
+/// whether there are aliases; and refuses more than Config::kMaxNodes nodes in the text before
+/// yaml-cpp builds a tree of them (a 64 MiB case file could hold 30 million).
 class DocumentProbe : public YAML::EventHandler {
 public:
+    explicit DocumentProbe(const std::string& name) : m_name(name) {}
     YAML::Mark start, content;
     bool has_content = false;
+    bool has_alias = false;  // in any document so far
     void reset() { has_content = false; }
     void OnDocumentStart(const YAML::Mark& m) override { start = m; }
     void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { seen(m); }
+    void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override {
+        seen(m);
+        has_alias = true;
+    }
     void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                   const std::string&) override {
         seen(m);
+        node(m);
     }
     void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                          YAML::EmitterStyle::value) override {
         seen(m);
+        node(m);
     }
     void OnSequenceEnd() override {}
     void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                     YAML::EmitterStyle::value) override {
         seen(m);
+        node(m);
     }
     void OnMapEnd() override {}
 
@@ -520,18 +755,50 @@ private:
         if (!has_content) content = m;
         has_content = true;
     }
+    void node(const YAML::Mark& m) {
+        if (++m_nodes > Config::kMaxNodes)
+            UGKS_INPUT_ERROR(m_name << ":" << m.line + 1 << ": more than " << Config::kMaxNodes
+                                    << " YAML nodes (a case file holds hundreds; meshes and "
+                                       "velocity lists go in files of their own)");
+    }
+    const std::string& m_name;
+    std::size_t m_nodes = 0;
 };
 }  // namespace
 
 void Config::load_text(const std::string& text) {
+    // yaml-cpp passes bytes that are not UTF-8 through into keys and values, and reads a text that
+    // starts with FF FE, FE FF or a NUL byte as UTF-16 or UTF-32.
+    if (const std::size_t bad = first_bad_byte(text); bad != std::string::npos) {
+        const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+        const std::size_t from = line_start == std::string::npos || bad == 0 ? 0 : line_start + 1;
+        std::size_t column = 1;
+        for (std::size_t i = from; i < bad; i += utf8_sequence(text, i)) ++column;
+        const auto line =
+            1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+        const bool nul = text[bad] == '\0';
+        const bool bom =
+            bad == 0 && text.size() >= 2 &&
+            (text.compare(0, 2, "\xff\xfe") == 0 || text.compare(0, 2, "\xfe\xff") == 0);
+        UGKS_INPUT_ERROR(
+            m_name << ":" << line << ":" << column << ": "
+                   << (nul ? std::string("a NUL byte")
+                           : "not valid UTF-8: byte " + escape_bytes(text.substr(bad, 1)))
+                   << " at byte offset " << bad
+                   << (bom   ? " (a UTF-16 or UTF-32 byte-order mark)"
+                       : nul ? " (a UTF-16 or UTF-32 file?)"
+                             : "")
+                   << "; a case file is UTF-8 text");
+    }
     std::vector<YAML::Node> docs;
+    bool aliases = false;
     try {
         // The document structure first, with the event parser and a bounded loop: yaml-cpp 0.7's
         // LoadAll never returns on some malformed input (a ',' at document level makes the parser
         // yield empty documents forever without consuming it; found by tests/fuzz).
         std::istringstream in(text);
         YAML::Parser parser(in);
-        DocumentProbe probe;
+        DocumentProbe probe(m_name);
         for (int n = 0;; ++n) {
             probe.reset();
             if (!parser.HandleNextDocument(probe)) break;
@@ -545,6 +812,7 @@ void Config::load_text(const std::string& text) {
                                         << ": YAML syntax error: the parser cannot continue here "
                                            "(a stray ',' or flow indicator?)");
         }
+        aliases = probe.has_alias;
         docs.push_back(YAML::Load(text));  // the (single) document
     } catch (const YAML::ParserException& e) {
         if (e.mark.is_null()) UGKS_INPUT_ERROR(m_name << ": YAML syntax error: " << e.msg);
@@ -563,67 +831,39 @@ void Config::load_text(const std::string& text) {
         m_root.reset(docs[0]);
     }
     scan(m_root, "", m_name, true);
+    if (aliases) m_root.reset(unshared(m_root));  // bounded by the scan
 }
 
 void Config::scan(const YAML::Node& node, const std::string& path, const std::string& origin,
-                  bool lines, int depth) {
-    if (depth == 0) m_scanned = 0;
-    const std::string where0 = lines && node.Mark().line >= 0
-                                   ? m_name + ":" + std::to_string(node.Mark().line + 1)
-                                   : origin;
-    if (depth > kMaxDepth)
-        UGKS_INPUT_ERROR(where0 << ": '" << path << "': nested more than " << kMaxDepth
-                                << " levels deep (a YAML alias that refers to itself?)");
-    if (++m_scanned > kMaxNodes)
-        UGKS_INPUT_ERROR(where0 << ": the case expands to more than " << kMaxNodes
-                                << " YAML nodes (aliases that repeat aliases?); at '" << path
-                                << "'");
-    if (node.IsMap()) {
-        std::map<std::string, int> first_line;
-        for (auto it = node.begin(); it != node.end(); ++it) {
-            const YAML::Node key = it->first;  // a copy: it-> returns a temporary proxy
-            const int line = key.Mark().line + 1;
-            const std::string where = lines ? m_name + ":" + std::to_string(line) : origin;
-            const std::string under = path.empty() ? "at the top level" : "under '" + path + "'";
-            if (!key.IsScalar() || key.Scalar().empty())
-                UGKS_INPUT_ERROR(where << ": a key " << under << " must be a plain name, got "
-                                       << describe(key));
-            const std::string& name = key.Scalar();
-            const std::string child = join(path, name);
-            if (name.find('.') != std::string::npos)
-                UGKS_INPUT_ERROR(where
-                                 << ": key '" << child
-                                 << "': '.' is not allowed in key names (it separates key paths)");
-            const auto [pos, inserted] = first_line.emplace(name, line);
-            if (!inserted) {
-                if (lines)
-                    UGKS_INPUT_ERROR(where << ": duplicate key '" << child
-                                           << "' (first defined at line " << pos->second << ")");
-                UGKS_INPUT_ERROR(where << ": duplicate key '" << child << "'");
-            }
-            if (lines) m_line[child] = line;
-            scan(it->second, child, origin, lines, depth + 1);
-        }
-    } else if (node.IsSequence()) {
-        for (std::size_t i = 0; i < node.size(); ++i) {
-            const std::string child = join(path, i);
-            if (lines) m_line[child] = node[i].Mark().line + 1;
-            scan(node[i], child, origin, lines, depth + 1);
-        }
-    }
+                  bool lines) {
+    ScanWalk walk(m_name, origin, lines ? &m_line : nullptr);
+    walk.run(node, path, static_cast<int>(split_path(path).size()));
 }
 
 // ---- overrides and defaults -------------------------------------------------------------------
 
 void Config::apply_override(const std::string& assignment) {
-    const std::string source = "--set " + assignment;
     const auto eq = assignment.find('=');
+    if (const std::size_t bad = first_bad_byte(assignment); bad != std::string::npos) {
+        const bool nul = assignment[bad] == '\0';
+        UGKS_INPUT_ERROR("--set " << escape_bytes(assignment) << ": the "
+                                  << (eq != std::string::npos && bad > eq ? "value" : "key")
+                                  << (nul ? " holds a NUL byte"
+                                          : " is not valid UTF-8 (byte " +
+                                                escape_bytes(assignment.substr(bad, 1)))
+                                  << " at offset " << bad << " of the argument"
+                                  << (nul ? "" : ")"));
+    }
+    const std::string source = "--set " + assignment;
     if (eq == std::string::npos) UGKS_INPUT_ERROR(source << ": expected key.path=value");
     const std::string key = trim(assignment.substr(0, eq));
     if (!valid_path(key))
         UGKS_INPUT_ERROR(
             source << ": expected key.path=value with a key path like 'numerics.cfl', got '" << key
                    << "'");
+    if (const std::size_t levels = split_path(key).size(); levels > kMaxDepth)
+        UGKS_INPUT_ERROR(source.substr(0, 80)
+                         << "...: the key path has " << levels << " levels; at most " << kMaxDepth);
     YAML::Node value;
     try {
         value.reset(YAML::Load(assignment.substr(eq + 1)));
@@ -631,7 +871,7 @@ void Config::apply_override(const std::string& assignment) {
         UGKS_INPUT_ERROR(source << ": YAML syntax error in the value: " << e.msg);
     }
     scan(value, key, source, false);
-    set_value(key, value, source);
+    set_value(key, unshared(value), source);
 }
 
 void Config::set_value(const std::string& path, const YAML::Node& value,

@@ -1,10 +1,16 @@
 #pragma once
-// Shared by the libFuzzer targets: the input bytes as a file (the readers under test take paths).
+// Shared by the libFuzzer targets: the input bytes as a file (the readers under test take paths),
+// and the case-file parse path that the program runs on a case before the mesh is built.
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
+
+#include "ugks/app/case_setup.hpp"
+#include "ugks/core/config.hpp"
+#include "ugks/core/error.hpp"
+#include "ugks/mesh/sources.hpp"
 
 namespace ugks::fuzz {
 
@@ -36,5 +42,28 @@ public:
 private:
     std::string m_path;
 };
+
+/// The section parsers of a case, as `ugks_solver --check` runs them: every section, the mesh
+/// section, then the velocity section and the unknown-key check for mesh dimensions 1 to 3 (each on
+/// a copy). Returns for how many of the dimensions the velocity section and the whole case were
+/// accepted. Throws InputError for bad input; anything else escaping is a bug.
+inline int parse_case(Config& cfg) {
+    CaseSetup setup;
+    parse_case_sections(cfg, setup);
+    const MeshConfig mc = parse_mesh_config(cfg);
+    (void)mc;
+    int accepted = 0;
+    for (int dim = 1; dim <= 3; ++dim) {
+        Config c = cfg;
+        CaseSetup s = setup;
+        try {
+            parse_velocity_section(c, s, dim);
+            c.check_unused();
+            ++accepted;
+        } catch (const InputError&) {
+        }
+    }
+    return accepted;
+}
 
 }  // namespace ugks::fuzz

@@ -27,17 +27,28 @@ public:
     Config& operator=(Config&& other) noexcept;
     ~Config() = default;
 
-    /// Read a case file. Missing/unreadable file, YAML syntax error (line:column), duplicate key
-    /// (both lines), a key containing '.', or a root that is not a map -> InputError.
+    /// Read a case file (UTF-8 text). Missing/unreadable file, bytes that are not UTF-8 or a NUL
+    /// (line:column and byte offset), YAML syntax error (line:column), duplicate key (both lines),
+    /// a key containing '.', or a root that is not a map -> InputError. Every place an alias refers
+    /// to gets a copy of its own: an override or default written there changes that place only.
     static Config from_file(const std::string& path);
     /// Parse YAML text; `name` is used in messages in place of the file name.
     static Config from_string(const std::string& text, const std::string& name = "<string>");
 
+    /// Limits on a case file and on each override value, each an InputError when passed: nesting
+    /// levels (an alias inside the node it refers to is refused at once), nodes, the nodes that
+    /// aliases add (each place an alias refers to gets a copy of its own; "billion laughs" are
+    /// refused), and the bytes of all key paths (long names nested deep).
+    static constexpr int kMaxDepth = 64;
+    static constexpr std::size_t kMaxNodes = 500000;
+    static constexpr std::size_t kMaxAliasNodes = 10000;
+    static constexpr std::size_t kMaxPathBytes = std::size_t{16} << 20;
+
     /// Apply a command-line override "a.b.c=value". The value is parsed as YAML (scalar, [flow
     /// list] or {flow map}); intermediate maps are created; a numeric segment indexes an existing
     /// list entry (or appends when it equals the list size). Later errors on the key name "--set
-    /// a.b.c=value". Malformed assignment (no '=', empty key or segment, YAML error in the value)
-    /// -> InputError.
+    /// a.b.c=value". Malformed assignment (no '=', empty key or segment, YAML error in the value,
+    /// bytes that are not UTF-8, more than kMaxDepth levels) -> InputError.
     void apply_override(const std::string& assignment);
 
     /// Required key of type T: bool, int, long, long long (int64_t/index_t), double, std::string,
@@ -101,14 +112,11 @@ private:
     YAML::Node lookup(const std::string& path) const;  // invalid node when absent
     void mark_read(const std::string& path) const;
     void load_text(const std::string& text);
-    // Validate keys (scalar, no '.', no duplicates) under `node`; record file lines when `lines`.
-    // Bounded: nesting deeper than kMaxDepth (a YAML alias that contains itself) or more than
-    // kMaxNodes nodes in all (aliases expanding exponentially) is an input error.
+    // Validate keys (scalar, no '.', no duplicates) under `node`, the value at `path`; record file
+    // lines when `lines`. Bounded (kMaxDepth, kMaxNodes, kMaxAliasNodes, kMaxPathBytes); a node
+    // that aliases share is walked once, so the cost follows the text, not the expansion.
     void scan(const YAML::Node& node, const std::string& path, const std::string& origin,
-              bool lines, int depth = 0);
-    static constexpr int kMaxDepth = 64;
-    static constexpr std::size_t kMaxNodes = 500000;
-    std::size_t m_scanned = 0;  // nodes visited by the current top-level scan
+              bool lines);
     // Set `value` at `path`, creating maps; new nodes take the provenance `source` ("": default).
     void set_value(const std::string& path, const YAML::Node& value, const std::string& source);
     [[noreturn]] void fail_missing(const std::string& path) const;

@@ -534,6 +534,196 @@ TEST(Config, FromFile) {
     std::filesystem::remove_all(dir);
 }
 
+// ---- hostile input: encodings, aliases, limits (issue 23)
+// ------------------------------------------------------
+
+TEST(Config, CaseFileMustBeUtf8) {
+    // "case.yaml:<line>:<column in characters>", the byte offset and the byte escaped
+    EXPECT_EQ(error_of([] {
+                  Config::from_string(
+                      "gas:\n  Kn: 0.1\nname: ab\xff"
+                      "cd\n",
+                      "case.yaml");
+              }),
+              "case.yaml:3:9: not valid UTF-8: byte \\xff at byte offset 23; a case file is UTF-8 "
+              "text");
+    EXPECT_EQ(
+        error_of([] { Config::from_string("name: \xc3\xa9t\xc3\xa9\xe2\x82\n", "case.yaml"); }),
+        "case.yaml:1:10: not valid UTF-8: byte \\xe2 at byte offset 11; a case file is UTF-8 "
+        "text");
+    // yaml-cpp would read these as UTF-16: a byte-order mark, or NUL bytes
+    EXPECT_EQ(error_of([] {
+                  Config::from_string(std::string("\xff\xfe"
+                                                  "a\0:\0 \0"
+                                                  "1\0",
+                                                  10),
+                                      "case.yaml");
+              }),
+              "case.yaml:1:1: not valid UTF-8: byte \\xff at byte offset 0 (a UTF-16 or UTF-32 "
+              "byte-order mark); a case file is UTF-8 text");
+    EXPECT_EQ(error_of([] { Config::from_string(std::string("a: 1\n\0b", 7), "case.yaml"); }),
+              "case.yaml:2:1: a NUL byte at byte offset 5 (a UTF-16 or UTF-32 file?); a case file "
+              "is UTF-8 text");
+    // overlong form, surrogate, above U+10FFFF, stray continuation byte
+    for (const char* bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80"}) {
+        const std::string e =
+            error_of([&] { Config::from_string(std::string("a: ") + bad, "c.yaml"); });
+        EXPECT_EQ(e.rfind("c.yaml:1:4: not valid UTF-8: byte \\x", 0), 0u) << e;
+    }
+    // UTF-8 with and without a byte-order mark is read as it is
+    const Config c =
+        Config::from_string("\xef\xbb\xbfname: \xc3\xa9t\xc3\xa9 \xf0\x9f\x9a\x80\n", "case.yaml");
+    EXPECT_EQ(c.get<std::string>("name"), "\xc3\xa9t\xc3\xa9 \xf0\x9f\x9a\x80");
+}
+
+TEST(Config, OverrideMustBeUtf8) {
+    Config c = case_config();
+    EXPECT_EQ(error_of([&] { c.apply_override("name=\xff\xfe"); }),
+              "--set name=\\xff\\xfe: the value is not valid UTF-8 (byte \\xff at offset 5 of the "
+              "argument)");
+    EXPECT_EQ(error_of([&] { c.apply_override("output.probes.0.name=ab\xc3"); }),
+              "--set output.probes.0.name=ab\\xc3: the value is not valid UTF-8 (byte \\xc3 at "
+              "offset 23 of the argument)");
+    EXPECT_EQ(error_of([&] { c.apply_override("gas.K\xe9n=1"); }),
+              "--set gas.K\\xe9n=1: the key is not valid UTF-8 (byte \\xe9 at offset 5 of the "
+              "argument)");
+    EXPECT_EQ(c.get<double>("gas.Kn"), 0.1);
+    c.apply_override("output.probes.0.name=\xc3\xa9t\xc3\xa9");
+    EXPECT_EQ(c.get<std::string>("output.probes.0.name"), "\xc3\xa9t\xc3\xa9");
+}
+
+TEST(Config, NestingAndNodesAreBounded) {
+    const std::string e = error_of([] {
+        Config::from_string("a: " + std::string(64, '[') + std::string(64, ']') + "\n",
+                            "case.yaml");
+    });
+    EXPECT_EQ(e, "<no error>");
+    EXPECT_EQ(
+        error_of([] {
+            Config::from_string("a: " + std::string(65, '[') + std::string(65, ']') + "\n",
+                                "case.yaml");
+        }),
+        "case.yaml:1: 'a" +
+            [] {
+                std::string p;
+                for (int l = 0; l < 64; ++l) p += ".0";
+                return p;
+            }() +
+            "': nested more than 64 levels deep (a YAML alias that refers to itself?)");
+    std::string big = "a: [0";
+    for (std::size_t n = 1; n < Config::kMaxNodes; ++n) big += ",0";
+    // Counted in the text, before yaml-cpp builds a tree of them. (The scan counts them again with
+    // aliases expanded, and the nodes of a --set value, with the message "the case expands to more
+    // than 500000 YAML nodes": reaching it takes half a million real nodes, seconds in a test.)
+    EXPECT_EQ(error_of([&] { Config::from_string(big + "]\n", "case.yaml"); }),
+              "case.yaml:1: more than 500000 YAML nodes (a case file holds hundreds; meshes and "
+              "velocity lists go in files of their own)");
+}
+
+TEST(Config, AliasInsideItselfIsRefusedAtOnce) {
+    EXPECT_EQ(error_of([] { Config::from_string("# loop\nname: &l [*l]\n", "case.yaml"); }),
+              "case.yaml:2: 'name.0': a YAML alias inside the node it refers to (the value would "
+              "nest without end)");
+    // Two aliases at each level: walking the expansion would take 2^64 steps.
+    EXPECT_EQ(error_of([] { Config::from_string("a: &m {b: [*m, *m]}\n", "case.yaml"); }),
+              "case.yaml:1: 'a.b.0': a YAML alias inside the node it refers to (the value would "
+              "nest without end)");
+    Config c = case_config();
+    EXPECT_EQ(error_of([&] { c.apply_override("output.x=&l [*l]"); }),
+              "--set output.x=&l [*l]: 'output.x.0': a YAML alias inside the node it refers to "
+              "(the value would nest without end)");
+    EXPECT_FALSE(c.has("output.x"));
+}
+
+// A flow list of `levels` anchored lists, each repeating the one before ten times ("billion
+// laughs": 10^levels nodes when expanded).
+std::string laughs(int levels) {
+    std::string s = "[&l0 [x, x, x, x, x, x, x, x, x, x]";
+    for (int l = 1; l < levels; ++l) {
+        s += ", &l" + std::to_string(l) + " [";
+        for (int r = 0; r < 10; ++r) s += (r ? ", *l" : "*l") + std::to_string(l - 1);
+        s += "]";
+    }
+    return s + "]";
+}
+
+TEST(Config, AliasBombIsRefused) {
+    // 1e20 nodes if expanded: each anchored list is walked once, so this returns at once.
+    EXPECT_EQ(
+        error_of([] { Config::from_string("name: x\nbomb: " + laughs(20) + "\n", "case.yaml"); }),
+        "case.yaml:2: the case's aliases expand to more than 10000 YAML nodes (aliases that "
+        "repeat aliases?); at 'bomb.3.7'");
+    Config c = case_config();
+    EXPECT_EQ(error_of([&] { c.apply_override("a=" + laughs(20)); }),
+              "--set a=" + laughs(20) +
+                  ": the case's aliases expand to more than 10000 YAML nodes "
+                  "(aliases that repeat aliases?); at 'a.3.7'");
+    EXPECT_FALSE(c.has("a"));
+    // Within the limit the expansion is accepted.
+    c.apply_override("a=" + laughs(3));
+    EXPECT_EQ(c.sequence_size("a.2.9"), 10u);
+    EXPECT_EQ(c.get<std::string>("a.2.9.9.9"), "x");
+    c.apply_override("a.2.9.9.9=y");  // one place of 111: each has a copy of its own
+    EXPECT_EQ(c.get<std::string>("a.2.9.9.9"), "y");
+    EXPECT_EQ(c.get<std::string>("a.2.9.9.8"), "x");
+    EXPECT_EQ(c.get<std::string>("a.2.0.9.9"), "x");
+    EXPECT_EQ(c.get<std::string>("a.1.9.9"), "x");
+}
+
+TEST(Config, AliasesGetCopiesOfTheirOwn) {
+    // An override or a default under one alias changes that place only.
+    Config c = Config::from_string(
+        "boundaries:\n"                            // 1
+        "  xmin: &w {type: diffuse_wall, T: 1}\n"  // 2
+        "  xmax: *w\n"                             // 3
+        "  ymin: {a: &u [0.1, 0], b: *u}\n",       // 4
+        "case.yaml");
+    EXPECT_EQ(c.location("boundaries.xmax.T"), "case.yaml:3");  // the line of the alias
+    EXPECT_EQ(c.location("boundaries.xmin.T"), "case.yaml:2");
+    c.apply_override("boundaries.xmax.T=2");
+    EXPECT_EQ(c.get<double>("boundaries.xmin.T"), 1.0);
+    EXPECT_EQ(c.get<double>("boundaries.xmax.T"), 2.0);
+    EXPECT_EQ(c.get_or<double>("boundaries.xmin.accommodation", 0.5), 0.5);
+    EXPECT_FALSE(c.has("boundaries.xmax.accommodation"));
+    c.apply_override("boundaries.ymin.b.0=0.3");
+    EXPECT_EQ(c.get<Vec3>("boundaries.ymin.a"), (Vec3{0.1, 0.0, 0.0}));
+    EXPECT_EQ(c.get<Vec3>("boundaries.ymin.b"), (Vec3{0.3, 0.0, 0.0}));
+    // yaml-cpp has no merge keys: '<<' is a key like any other, and unknown.
+    Config m =
+        Config::from_string("gas: &g {Kn: 0.1}\nnumerics: {cfl: 0.5, <<: *g}\n", "case.yaml");
+    m.get<double>("gas.Kn");
+    m.get<double>("numerics.cfl");
+    EXPECT_EQ(error_of([&] { m.check_unused(); }), "case.yaml:2: unknown key 'numerics.<<'");
+}
+
+TEST(Config, OverrideKeyPathLevelsAreBounded) {
+    Config c = case_config();
+    std::string key = "a";
+    for (int l = 1; l < Config::kMaxDepth; ++l) key += ".a";
+    c.apply_override(key + "=1");  // 64 levels
+    EXPECT_EQ(c.get<int>(key), 1);
+    EXPECT_EQ(error_of([&] { c.apply_override(key + ".a=1"); }),
+              ("--set " + key).substr(0, 80) + "...: the key path has 65 levels; at most 64");
+    // A value that nests the path deeper than 64 levels is refused like a file.
+    EXPECT_EQ(error_of([&] { c.apply_override(key + "=[1]"); }),
+              "--set " + key + "=[1]: '" + key +
+                  ".0': nested more than 64 levels deep (a YAML alias that refers to itself?)");
+}
+
+TEST(Config, KeyPathBytesAreBounded) {
+    // 64 levels of 250-character names over 1100 keys: 18 MB of key paths from 40 kB of text.
+    std::string text, close;
+    for (int l = 0; l < 63; ++l) {
+        text += std::string(249, 'k') + std::to_string(l % 10) + ": {";
+        close += "}";
+    }
+    for (int k = 0; k < 1100; ++k) text += (k ? ", x" : "x") + std::to_string(k) + ": 1";
+    text += close + "\n";
+    EXPECT_EQ(error_of([&] { Config::from_string(text, "case.yaml"); }),
+              "case.yaml:1: the key paths of the case add up to more than 16777216 bytes (long key "
+              "names nested deep?)");
+}
+
 // ---- defaults and the resolved tree
 // --------------------------------------------------------------
 
