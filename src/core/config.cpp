@@ -864,6 +864,10 @@ void Config::apply_override(const std::string& assignment) {
     if (const std::size_t levels = split_path(key).size(); levels > kMaxDepth)
         UGKS_INPUT_ERROR(source.substr(0, 80)
                          << "...: the key path has " << levels << " levels; at most " << kMaxDepth);
+    if (const std::string text = trim(assignment.substr(eq + 1)); text == "null" || text == "~") {
+        remove_key(key, source);
+        return;
+    }
     YAML::Node value;
     try {
         value.reset(YAML::Load(assignment.substr(eq + 1)));
@@ -940,6 +944,27 @@ void Config::set_value(const std::string& path, const YAML::Node& value,
 YAML::Node Config::lookup(const std::string& path) const {
     WalkResult w = walk(m_root, path);
     return w.found ? w.node : YAML::Node(YAML::NodeType::Undefined);
+}
+
+void Config::ignore(const std::string& path) const {
+    if (has(path)) mark_read(path);
+}
+
+void Config::remove_key(const std::string& path, const std::string& source) {
+    const auto segs = split_path(path);
+    // const lookups: a non-const operator[] of yaml-cpp would add the key it looks for
+    YAML::Node cur(m_root);
+    for (std::size_t k = 0; k + 1 < segs.size(); ++k) {
+        const YAML::Node& c = cur;
+        if (!c.IsMap() || !c[segs[k]])
+            UGKS_INPUT_ERROR(source << ": the case sets no key '" << path << "' to remove");
+        cur.reset(c[segs[k]]);
+    }
+    const YAML::Node& c = cur;
+    if (!c.IsMap() || !c[segs.back()])
+        UGKS_INPUT_ERROR(source << ": the case sets no key '" << path
+                                << "' to remove (a list entry cannot be removed)");
+    cur.remove(segs.back());
 }
 
 void Config::mark_read(const std::string& path) const {

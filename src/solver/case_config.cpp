@@ -11,12 +11,26 @@
 
 #include "ugks/core/config.hpp"
 #include "ugks/core/error.hpp"
+#include "ugks/core/log.hpp"
 #include "ugks/device/capabilities.hpp"
 #include "ugks/physics/kinetic.hpp"
 
 namespace ugks {
 
 namespace {
+
+/// A key of the case that does not apply to this run (`what` says when it does): an input error,
+/// unless the key that decides, `decider`, comes from --set (switching a case's mode on the command
+/// line, e.g. --set time.mode=transient for a steady case): then it is ignored with a note.
+void not_applicable(Config& cfg, const std::string& key, const std::string& decider,
+                    const std::string& what) {
+    if (!cfg.has(key)) return;
+    const std::string from = cfg.location(decider);
+    if (from.rfind("--set ", 0) != 0) cfg.fail(key, what);
+    cfg.ignore(key);
+    log::info("note: {} ({}) is ignored: it {}, and {} comes from {}", key, cfg.location(key), what,
+              decider, from);
+}
 
 /// `output.surface` (SurfaceConfig): lengths, areas and the centre in the case's units.
 void parse_surface_section(Config& cfg, const ReferenceState& ref, SurfaceConfig& sc) {
@@ -144,7 +158,7 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
                         1e12);
     } else {
         for (const char* k : {"time.divergence_factor", "time.stagnation_window"})
-            if (cfg.has(k)) cfg.fail(k, "applies only to time.mode: steady");
+            not_applicable(cfg, k, "time.mode", "applies only to time.mode: steady");
     }
     if (s.time.steady()) {
         s.time.steady_method =
@@ -172,8 +186,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
                 for (const char* k :
                      {"time.implicit.gmres_restart", "time.implicit.gmres_max_iterations",
                       "time.implicit.gmres_tolerance"})
-                    if (cfg.has(k))
-                        cfg.fail(k, "applies only to time.implicit.macro_solver: gmres");
+                    not_applicable(cfg, k, "time.implicit.macro_solver",
+                                   "applies only to time.implicit.macro_solver: gmres");
             }
             // The CUDA backend relaxes a colour's cells in parallel: only the colored ordering
             // (docs/steady.md section 7.5); natural is the CPU backend's sequential sweep.
@@ -186,11 +200,11 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
                          "(UGKS_BACKEND=cpu); the CUDA backend runs 'colored'");
         }
     }
-    if (!s.time.implicit() && cfg.has("time.implicit"))
-        cfg.fail("time.implicit",
-                 "applies only to time.mode: steady with time.steady_method: implicit");
-    if (!s.time.steady() && cfg.has("time.steady_method"))
-        cfg.fail("time.steady_method", "applies only to time.mode: steady");
+    if (!s.time.implicit())
+        not_applicable(cfg, "time.implicit", s.time.steady() ? "time.steady_method" : "time.mode",
+                       "applies only to time.mode: steady with time.steady_method: implicit");
+    if (!s.time.steady())
+        not_applicable(cfg, "time.steady_method", "time.mode", "applies only to time.mode: steady");
 
     s.parallel.velocity_ranks = cfg.get_or<int>("parallel.velocity_ranks", 1);
     cfg.check_range("parallel.velocity_ranks", s.parallel.velocity_ranks, 1, 1 << 20);

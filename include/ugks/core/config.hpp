@@ -49,7 +49,13 @@ public:
     /// list entry (or appends when it equals the list size). Later errors on the key name "--set
     /// a.b.c=value". Malformed assignment (no '=', empty key or segment, YAML error in the value,
     /// bytes that are not UTF-8, more than kMaxDepth levels) -> InputError.
+    /// `--set a.b.c=null` (or `~`) removes the key a.b.c that the case file sets (its default, if
+    /// it has one, applies again); a key the case does not set -> InputError naming the --set.
     void apply_override(const std::string& assignment);
+
+    /// Mark the key and everything below it as used without reading it (check_unused then does not
+    /// report it): a key the case holds that does not apply to this run. Absent key: nothing.
+    void ignore(const std::string& path) const;
 
     /// Required key of type T: bool, int, long, long long (int64_t/index_t), double, std::string,
     /// std::vector<double|int|long|std::string>, Vec3 (a list of 1..3 numbers, missing entries 0).
@@ -111,6 +117,8 @@ public:
 private:
     YAML::Node lookup(const std::string& path) const;  // invalid node when absent
     void mark_read(const std::string& path) const;
+    // --set key=null: remove `path` from the tree (InputError naming `source` when absent).
+    void remove_key(const std::string& path, const std::string& source);
     void load_text(const std::string& text);
     // Validate keys (scalar, no '.', no duplicates) under `node`, the value at `path`; record file
     // lines when `lines`. Bounded (kMaxDepth, kMaxNodes, kMaxAliasNodes, kMaxPathBytes); a node

@@ -389,6 +389,24 @@ TEST(Config, OverrideReplacesAndIsReportedWithSetLocation) {
     EXPECT_EQ(c.location("gas.Kn"), "case.yaml:3");  // untouched keys keep their line
 }
 
+// --set key=null (or ~) removes a key the case sets, so that its default applies again; removing
+// a key the case does not set names the --set.
+TEST(Config, OverrideNullRemovesAKey) {
+    Config c = case_config();
+    ASSERT_TRUE(c.has("gas.Kn"));
+    c.apply_override("gas.Kn=null");
+    EXPECT_FALSE(c.has("gas.Kn"));
+    EXPECT_TRUE(c.has("gas"));
+    EXPECT_EQ(c.get_or<double>("gas.Kn", 0.25), 0.25);
+    c.apply_override("time.steps=~");
+    EXPECT_FALSE(c.has("time.steps"));
+    EXPECT_EQ(error_of([&] { c.apply_override("numerics.nothing=null"); }),
+              "--set numerics.nothing=null: the case sets no key 'numerics.nothing' to remove (a "
+              "list entry cannot be removed)");
+    EXPECT_EQ(error_of([&] { c.apply_override("nosection.x=null"); }),
+              "--set nosection.x=null: the case sets no key 'nosection.x' to remove");
+}
+
 TEST(Config, OverrideCreatesIntermediateMaps) {
     Config c = case_config();
     c.apply_override("velocity.grid.n=[16, 16,8]");
