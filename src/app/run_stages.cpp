@@ -195,11 +195,11 @@ void log_estimates(const Problem& pb, const Resources& res) {
         for (const CellType t : mesh.cell_type) ++types[cell_type_name(t)];
         std::vector<index_t> per_patch(mesh.patch_names.size(), 0);
         for (index_t f = 0; f < mesh.n_faces(); ++f)
-            if (mesh.face_patch[f] >= 0 &&
-                mesh.face_patch[f] < static_cast<int>(per_patch.size()))
+            if (mesh.face_patch[f] >= 0 && mesh.face_patch[f] < static_cast<int>(per_patch.size()))
                 ++per_patch[static_cast<std::size_t>(mesh.face_patch[f])];
         std::vector<std::string> box, type_text, patch_text;
-        for (int d = 0; d < mesh.dim; ++d) box.push_back(fmt::format("[{:.6g}, {:.6g}]", lo[d], hi[d]));
+        for (int d = 0; d < mesh.dim; ++d)
+            box.push_back(fmt::format("[{:.6g}, {:.6g}]", lo[d], hi[d]));
         for (const auto& [name, n] : types) type_text.push_back(fmt::format("{} {}", n, name));
         for (std::size_t k = 0; k < per_patch.size(); ++k)
             patch_text.push_back(fmt::format("{} {}", mesh.patch_names[k], per_patch[k]));

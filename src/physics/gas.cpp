@@ -115,9 +115,10 @@ GasModel parse_gas(Config& cfg) {
         // UGKS convention (docs/formulation.md, decision U9): the reference molecular model in the
         // Kn -> mu mapping is hard-sphere unless kn_definition is vhs, which uses the gas's own
         // omega and alpha.
-        const double per_kn = g.kn_definition == "hs"         ? per_kn_hs
-                              : g.kn_definition == "hs_exact" ? per_kn_hs * kHardSphereViscosityFactor
-                                                              : per_kn_vhs;
+        const double per_kn = g.kn_definition == "hs" ? per_kn_hs
+                              : g.kn_definition == "hs_exact"
+                                  ? per_kn_hs * kHardSphereViscosityFactor
+                                  : per_kn_vhs;
         g.mu_ref = g.Kn * per_kn;
         g.Kn_hs = g.mu_ref / per_kn_hs;
         g.Kn_hs_exact = g.Kn_hs / kHardSphereViscosityFactor;
@@ -143,7 +144,9 @@ GasModel parse_gas(Config& cfg) {
     g.Kn_hs = g.mu_ref / per_kn_hs;
     g.Kn_hs_exact = g.Kn_hs / kHardSphereViscosityFactor;
     g.Kn_vhs = g.mu_ref / per_kn_vhs;
-    g.Kn = g.kn_definition == "hs" ? g.Kn_hs : g.kn_definition == "hs_exact" ? g.Kn_hs_exact : g.Kn_vhs;
+    g.Kn = g.kn_definition == "hs"         ? g.Kn_hs
+           : g.kn_definition == "hs_exact" ? g.Kn_hs_exact
+                                           : g.Kn_vhs;
     return g;
 }
 
@@ -177,8 +180,8 @@ std::string describe_reference(const GasModel& g) {
     out += fmt::format(
         "  mean free path: hs {:.6g} m (Kn_hs = {:.6g}), hs_exact {:.6g} m (Kn_hs_exact = {:.6g}), "
         "vhs {:.6g} m (Kn_vhs = {:.6g}); Kn = {:.6g} (kn_definition {})",
-        g.Kn_hs * r.length, g.Kn_hs, g.Kn_hs_exact * r.length, g.Kn_hs_exact,
-        g.Kn_vhs * r.length, g.Kn_vhs, g.Kn, g.kn_definition);
+        g.Kn_hs * r.length, g.Kn_hs, g.Kn_hs_exact * r.length, g.Kn_hs_exact, g.Kn_vhs * r.length,
+        g.Kn_vhs, g.Kn, g.kn_definition);
     return out;
 }
 

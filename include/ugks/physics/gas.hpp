@@ -60,14 +60,15 @@ inline double relaxation_time(double mu_ref, double omega, double rho, double T)
 }
 
 /// Parse the top-level `units` key (nondimensional | si, default nondimensional), the `gas` section
-/// and the `reference` section. `gas`: kn_definition (hs | hs_exact | vhs, default hs), omega (default 0.81 or
-/// the species', [0.5, 1]), alpha (default 1), Pr (default 2/3, (0, 1]), K_int (default 0 or the
-/// species', >= 0), and either Kn (> 0; nondimensional gas) or dimensional data: species (argon |
-/// nitrogen | helium) and/or molecular_mass [kg], d_ref [m], T_ref_vhs [K] (explicit keys override
-/// the preset). Dimensional data need the `reference` section: length [m], temperature [K] and
-/// exactly one of number_density [1/m^3], density [kg/m^3], pressure [Pa]. `units: si` needs
-/// dimensional data. Errors (InputError naming key path and line): Kn together with dimensional
-/// data, missing or unused `reference`, zero or two density keys, values out of range.
+/// and the `reference` section. `gas`: kn_definition (hs | hs_exact | vhs, default hs), omega
+/// (default 0.81 or the species', [0.5, 1]), alpha (default 1), Pr (default 2/3, (0, 1]), K_int
+/// (default 0 or the species', >= 0), and either Kn (> 0; nondimensional gas) or dimensional data:
+/// species (argon | nitrogen | helium) and/or molecular_mass [kg], d_ref [m], T_ref_vhs [K]
+/// (explicit keys override the preset). Dimensional data need the `reference` section: length [m],
+/// temperature [K] and exactly one of number_density [1/m^3], density [kg/m^3], pressure [Pa].
+/// `units: si` needs dimensional data. Errors (InputError naming key path and line): Kn together
+/// with dimensional data, missing or unused `reference`, zero or two density keys, values out of
+/// range.
 GasModel parse_gas(Config& cfg);
 
 /// Multi-line description of the reference state for the start-up log: L_ref, T_ref, n_ref,

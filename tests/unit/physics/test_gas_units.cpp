@@ -116,7 +116,8 @@ TEST(GasUnits, HardSphereExactViscosity) {
     EXPECT_NEAR(exact.Kn_hs_exact, 0.1, 1e-15);
     EXPECT_NEAR(exact.Kn_hs / 0.1, 1.016034, 1e-15);
     // A dimensional hard-sphere gas: mu from d is the first approximation of (1.3d); the exact
-    // hard-sphere gas of the same viscosity has d^2 larger by the factor, its mean free path smaller.
+    // hard-sphere gas of the same viscosity has d^2 larger by the factor, its mean free path
+    // smaller.
     const char* dim =
         "gas: {molecular_mass: 5.0e-26, d_ref: 3.0e-10, T_ref_vhs: 273, omega: 0.5, "
         "kn_definition: hs_exact}\nreference: {length: 1.0e-4, temperature: 500, pressure: 10}\n";
