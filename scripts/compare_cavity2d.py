@@ -16,6 +16,9 @@ import sys
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ugks_units  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REF = os.path.join(ROOT, "tests", "data", "reference", "cavity2d_kn0.075")
 
@@ -44,9 +47,10 @@ def main():
     ap.add_argument("--json", default="", help="write the error table as JSON")
     a = ap.parse_args()
     with h5py.File(a.fields, "r") as f:
-        x = f["cells/centroid"][:, :2]
-        U = f["fields/U"][:]
-        t = f.attrs.get("time", float("nan"))
+        sc = ugks_units.scales(f.attrs, dim=2)  # in the solver's units whatever output.units was
+        x = f["cells/centroid"][:, :2] / sc["length"]
+        U = f["fields/U"][:] / sc["speed"]
+        t = f.attrs.get("time", float("nan")) / sc["time"]
         step = f.attrs.get("step", -1)
     du = np.loadtxt(os.path.join(REF, "vertical_centerline_U_dsmc.dat"))
     dv = np.loadtxt(os.path.join(REF, "horizontal_centerline_V_dsmc.dat"))

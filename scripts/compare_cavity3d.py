@@ -28,6 +28,9 @@ import sys
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ugks_units  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REF = os.path.join(ROOT, "tests", "data", "reference", "cavity3d_lid_dsmc_dgfs")
 BOLTZMANN = 1.380649e-23
@@ -111,11 +114,15 @@ def load_solver(path):
         s = f["fields/stress"][...]
         raw = {"ux": U[:, 0], "uy": U[:, 1], "uz": U[:, 2], "T": f["fields/T"][...],
                "rho": f["fields/rho"][...], "qx": q[:, 0], "qy": q[:, 1], "pxy": s[:, 1]}
+        stored = ugks_units.scales(f.attrs)  # SI per stored unit (1 for nondimensional outputs)
     rho_ref, c_ref, t_ref, l_ref, n_ref = reference_state(config)
     si = {"ux": c_ref, "uy": c_ref, "uz": c_ref, "T": t_ref, "rho": rho_ref,
           "qx": rho_ref * c_ref ** 3, "qy": rho_ref * c_ref ** 3, "pxy": rho_ref * c_ref ** 2}
-    fields = {k: v * si[k] for k, v in raw.items()}
-    return BoxField(c * 1.0, fields), config, step, time, (rho_ref, c_ref, t_ref, l_ref, n_ref)
+    quantity = {"ux": "speed", "uy": "speed", "uz": "speed", "T": "temperature", "rho": "density",
+                "qx": "heat_flux", "qy": "heat_flux", "pxy": "pressure"}
+    # nondimensional = stored / stored scale; SI = nondimensional * the case's reference scale
+    fields = {k: v / stored[quantity[k]] * si[k] for k, v in raw.items()}
+    return BoxField(c / stored["length"], fields), config, step, time, (rho_ref, c_ref, t_ref, l_ref, n_ref)
 
 
 def load_reference(kn_dir):

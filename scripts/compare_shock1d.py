@@ -22,6 +22,9 @@ import sys
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ugks_units  # noqa: E402
+
 GAMMA = 5.0 / 3.0
 
 
@@ -43,10 +46,13 @@ def main():
         print("compare_shock1d: no such file: %s" % a.fields, file=sys.stderr)
         return 2
     with h5py.File(a.fields, "r") as f:
-        x = f["cells/centroid"][:, 0]
-        rho, u, T = f["fields/rho"][...], f["fields/U"][:, 0], f["fields/T"][...]
+        sc = ugks_units.scales(f.attrs, dim=1)  # in the solver's units whatever output.units was
+        x = f["cells/centroid"][:, 0] / sc["length"]
+        rho = f["fields/rho"][...] / sc["density"]
+        u = f["fields/U"][:, 0] / sc["speed"]
+        T = f["fields/T"][...] / sc["temperature"]
         step = int(f.attrs.get("step", -1))
-        t = float(f.attrs.get("time", float("nan")))
+        t = float(f.attrs.get("time", float("nan"))) / sc["time"]
     o = np.argsort(x)
     x, rho, u, T = x[o], rho[o], u[o], T[o]
     rho2, u2, t2, u1 = rankine_hugoniot(a.mach)

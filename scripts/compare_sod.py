@@ -18,6 +18,9 @@ import sys
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ugks_units  # noqa: E402
+
 GAMMA = 5.0 / 3.0
 LEFT = (1.0, 0.0, 0.5)
 RIGHT = (0.125, 0.0, 0.05)
@@ -97,9 +100,12 @@ def main():
         print("compare_sod: no such file: %s" % a.fields, file=sys.stderr)
         return 2
     with h5py.File(a.fields, "r") as f:
-        x = f["cells/centroid"][:, 0]
-        rho, u, p = f["fields/rho"][...], f["fields/U"][:, 0], f["fields/p"][...]
-        t = float(f.attrs["time"])
+        sc = ugks_units.scales(f.attrs, dim=1)  # in the solver's units whatever output.units was
+        x = f["cells/centroid"][:, 0] / sc["length"]
+        rho = f["fields/rho"][...] / sc["density"]
+        u = f["fields/U"][:, 0] / sc["speed"]
+        p = f["fields/p"][...] / sc["pressure"]
+        t = float(f.attrs["time"]) / sc["time"]
         step = int(f.attrs.get("step", -1))
     order = np.argsort(x)
     x, rho, u, p = x[order], rho[order], u[order], p[order]

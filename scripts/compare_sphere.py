@@ -67,6 +67,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ugks_units  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DSMC_DEFAULT = os.path.normpath(
     os.path.join(ROOT, "..", "shared", "reference", "sphere_supersonic", "sparta_ma4.25_kn0.121"))
@@ -325,6 +328,16 @@ def read_surface(run_dir):
     for k in ("rho_inf", "p_inf", "U_inf"):
         if k not in ref:
             raise BadInput(f"{run_dir}: the surface output has no '{k}' (reference state)")
+    # Everything below works in the solver's nondimensional units: undo output.units: si.
+    sc = ugks_units.run_scales(run_dir)
+    for k, q in (("x", "length"), ("y", "length"), ("z", "length"), ("area", "area"), ("p", "pressure"),
+                 ("tau_x", "pressure"), ("tau_y", "pressure"), ("tau_z", "pressure"), ("q", "heat_flux")):
+        faces[k] = np.asarray(faces[k]) / sc[q]
+    for k, q in (("rho_inf", "density"), ("p_inf", "pressure"), ("U_inf", "speed"), ("q_dyn", "pressure")):
+        if k in ref:
+            ref[k] = [v / sc[q] for v in ref[k]]
+    if R is not None:
+        R /= sc["length"]
     if len(faces["area"]) == 0:
         raise BadInput(f"{run_dir}: the surface output has no wall faces")
     if not np.any(faces["p"] != 0):
@@ -526,7 +539,8 @@ def main():
     if isinstance(summary.get("walls"), dict) and "force" in summary["walls"]:
         # the solver's own force integration (summary.json walls.force, summed over its faces) against
         # the sum of the written per-face p and tau here
-        cd_tot = float(np.dot(summary["walls"]["force"], np.array(ref["U_inf"]) / fq["u"])) * fq["factor"] / (
+        force = np.array(summary["walls"]["force"]) / ugks_units.run_scales(a.run_dir)["force"]
+        cd_tot = float(np.dot(force, np.array(ref["U_inf"]) / fq["u"])) * fq["factor"] / (
             fq["q"] * math.pi * R * R)
         res["CD_solver_totals"] = cd_tot
         res["CD_totals_rel_diff"] = cd_tot / fq["CD"] - 1.0 if fq["CD"] != 0 else float("inf")
@@ -771,11 +785,12 @@ def symmetry_plane(path, R, T_inf):
         for k in ("cells/centroid", "fields/Mach", "fields/T"):
             if k not in f:
                 raise BadInput(f"{path}: no dataset '{k}'")
-        c = f["cells/centroid"][:]
+        sc = ugks_units.scales(f.attrs)  # back to the solver's units (output.units: si)
+        c = f["cells/centroid"][:] / sc["length"]
         mach = f["fields/Mach"][:]
-        T = f["fields/T"][:] / T_inf
-        vol = f["cells/volume"][:] if "cells/volume" in f else None
-        nodes = f["mesh/nodes"][:] if "mesh/nodes" in f else None
+        T = f["fields/T"][:] / sc["temperature"] / T_inf
+        vol = f["cells/volume"][:] / sc["volume"] if "cells/volume" in f else None
+        nodes = f["mesh/nodes"][:] / sc["length"] if "mesh/nodes" in f else None
         topo = f["mesh/topology"][:] if "mesh/topology" in f else None
         step = int(f.attrs["step"]) if "step" in f.attrs else None
     n = len(c)

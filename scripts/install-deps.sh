@@ -13,7 +13,7 @@ packages=(
   libyaml-cpp-dev libmetis-dev libcgns-dev
   libgtest-dev libgmock-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev libmuparser-dev
-  python3 python3-numpy python3-h5py python3-matplotlib
+  python3 python3-numpy python3-h5py python3-matplotlib python3-pandas python3-meshio  # tests/cli/outputs_readable.py
   slurm-wlm munge  # ctest label slurm: a private single-node Slurm (tests/cli/slurm_real.sh)
 )
 for arg in "$@"; do

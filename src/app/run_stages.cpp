@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "ugks/app/output_units.hpp"
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/core/version.hpp"
@@ -309,8 +310,10 @@ nlohmann::json run_json(const RunContext& ctx, const Resources& res, const LoopE
     j["steps"] = ctx.solver.step_count();
     j["restarted_from"] = ctx.restarted_from;
     j["run_id"] = ctx.run_id;
-    j["time"] = ctx.solver.time();
-    j["dt_estimate"] = res.dt;
+    const OutputUnits units = OutputUnits::of(pb.setup, pb.mesh.dim);
+    units.summarize(j);
+    j["time"] = ctx.solver.time() * units.scale(Quantity::time);
+    j["dt_estimate"] = res.dt * units.scale(Quantity::time);
     j["time_mode"] = pb.setup.time.mode;
     j["final_residuals"] = {{"rho", end.last.residual[0]},
                             {"rhoU", end.last.residual[1]},

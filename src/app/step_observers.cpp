@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "ugks/app/output_units.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/core/timer.hpp"
 #include "ugks/io/fields_io.hpp"
@@ -114,7 +117,7 @@ std::string format_duration(double s) {
 /// comm. Every collective comes first, then rank 0 writes the files, so that a file it cannot
 /// write (a directory in its place, a full disk) leaves no rank waiting (the caller agrees).
 void write_probes(const OutputConfig& out, const std::string& dir, const LocalMesh& local,
-                  const std::vector<CellField>& fields, MPI_Comm comm) {
+                  const std::vector<CellField>& fields, double length_scale, MPI_Comm comm) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     struct Table {
@@ -139,7 +142,7 @@ void write_probes(const OutputConfig& out, const std::string& dir, const LocalMe
         for (const auto& x : pts) {
             const NearestCell best = nearest_owned_cell(local, x, comm);
             const index_t cell = best.cell;
-            std::vector<double> row{x[0], x[1], x[2]};
+            std::vector<double> row{x[0] * length_scale, x[1] * length_scale, x[2] * length_scale};
             if (rank == best.rank) {
                 row.push_back(static_cast<double>(local.global_cell[cell]));
                 for (const auto& f : fields)
@@ -250,7 +253,10 @@ const char* signal_name(int sig) {
 // ---- history.csv ------------------------------------------------------------------------------
 
 void HistoryObserver::on_start(const RunContext& ctx) {
+    m_units = OutputUnits::of(ctx.pb.setup, ctx.pb.mesh.dim);
     m_ref = surface_reference(ctx.pb.setup, ctx.pb.mesh);
+    std::vector<SurfaceFace> none;
+    m_units.convert(none, m_ref);
     const std::vector<std::string> cols{"step",      "time",      "dt",      "res_rho", "res_rhoU",
                                         "res_rhoE",  "wall_time", "wall_Fx", "wall_Fy", "wall_Fz",
                                         "wall_heat", "CD",        "CL",      "CS",      "Cm_x",
@@ -273,7 +279,10 @@ bool HistoryObserver::on_step(const RunContext& ctx, const StepResult& r) {
     // and moment (symmetry images included) for the coefficients
     double sums[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     BodyLoads body;
-    for (const auto& sf : wall_faces(ctx)) {
+    std::vector<SurfaceFace> faces = wall_faces(ctx);
+    SurfaceReference unused = m_ref;
+    m_units.convert(faces, unused);
+    for (const auto& sf : faces) {
         const Vec3 F{sf.P[0] * sf.area, sf.P[1] * sf.area, sf.P[2] * sf.area};
         for (int d = 0; d < 3; ++d) sums[d] += F[d];
         sums[3] += sf.qw * sf.area;
@@ -294,9 +303,11 @@ bool HistoryObserver::on_step(const RunContext& ctx, const StepResult& r) {
     // A failed append (a full disk) is agreed on at once: one small reduction per step.
     run_collective(MPI_COMM_WORLD, [&] {
         if (ctx.pb.world_rank == 0)
-            m_csv.row({static_cast<double>(ctx.solver.step_count()), ctx.solver.time(), r.dt,
-                       r.residual[0], r.residual[1], r.residual[2], wall_now, sums[0], sums[1],
-                       sums[2], sums[3], t.CD, t.CL, t.CS, t.Cm[0], t.Cm[1], t.Cm[2]});
+            m_csv.row({static_cast<double>(ctx.solver.step_count()),
+                       ctx.solver.time() * m_units.scale(Quantity::time),
+                       r.dt * m_units.scale(Quantity::time), r.residual[0], r.residual[1],
+                       r.residual[2], wall_now, sums[0], sums[1], sums[2], sums[3], t.CD, t.CL,
+                       t.CS, t.Cm[0], t.Cm[1], t.Cm[2]});
     });
     return false;
 }
@@ -336,27 +347,81 @@ bool ProgressObserver::on_step(const RunContext& ctx, const StepResult& r) {
 // ---- field output -----------------------------------------------------------------------------
 
 namespace {
-void write_fields_file(const RunContext& ctx, const std::string& name) {
-    ScopedTimer t("io");
-    const Problem& pb = ctx.pb;
-    const auto fields = ctx.solver.fields();
-    run_collective(MPI_COMM_WORLD, [&] {
-        if (pb.layout.q == 0)
-            write_fields(ctx.dir + "/" + name, pb.layout.comm_x, pb.mesh, pb.local, fields,
-                         pb.cfg.resolved_yaml(), ctx.solver.step_count(), ctx.solver.time());
-    });
+const char* const kMeshFile = "mesh.h5";
+const char* const kSeriesFile = "fields.xdmf";
+
+/// The numbered fields files of run `run_id` in `dir` with step <= `step`, ascending (rank 0).
+std::vector<SeriesEntry> earlier_snapshots(const std::string& dir, const std::string& run_id,
+                                           long step) {
+    std::vector<SeriesEntry> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        long s = -1;
+        if (name.size() != 16 || name.rfind("fields_", 0) != 0 || e.path().extension() != ".h5" ||
+            std::sscanf(name.c_str(), "fields_%ld.h5", &s) != 1 || s > step)
+            continue;
+        try {
+            if (read_string_attribute(e.path().string(), "run_id") != run_id) continue;
+            out.push_back({name, s, read_double_attribute(e.path().string(), "time")});
+        } catch (const InputError&) {
+            // not one of this run's files (or damaged): not in the series
+        }
+    }
+    std::sort(out.begin(), out.end(),
+              [](const SeriesEntry& a, const SeriesEntry& b) { return a.step < b.step; });
+    return out;
 }
 }  // namespace
+
+void FieldOutputObserver::on_start(const RunContext& ctx) {
+    ScopedTimer t("io");
+    const Problem& pb = ctx.pb;
+    const OutputUnits units = OutputUnits::of(pb.setup, pb.mesh.dim);
+    FieldsMeta meta = units.file_meta(ctx.solver.fields());
+    meta.run_id = ctx.run_id;
+    run_collective(MPI_COMM_WORLD, [&] {
+        if (pb.layout.q == 0)
+            write_mesh_file(ctx.dir + "/" + kMeshFile, pb.layout.comm_x, pb.mesh, meta);
+        if (pb.world_rank == 0 && !ctx.restarted_from.empty())
+            m_series = earlier_snapshots(ctx.dir, ctx.run_id, ctx.solver.step_count());
+    });
+}
+
+void FieldOutputObserver::write(const RunContext& ctx, const std::string& name) {
+    ScopedTimer t("io");
+    const Problem& pb = ctx.pb;
+    const OutputUnits units = OutputUnits::of(pb.setup, pb.mesh.dim);
+    const auto fields = units.convert(ctx.solver.fields());
+    FieldsMeta meta = units.file_meta(fields);
+    meta.config_yaml = pb.cfg.resolved_yaml();
+    meta.step = ctx.solver.step_count();
+    meta.time = ctx.solver.time() * units.scale(Quantity::time);
+    meta.run_id = ctx.run_id;
+    meta.mesh_file = kMeshFile;
+    run_collective(MPI_COMM_WORLD, [&] {
+        if (pb.layout.q == 0)
+            write_fields(ctx.dir + "/" + name, pb.layout.comm_x, pb.mesh, pb.local, fields, meta);
+    });
+    // The series: numbered files in step order, the final state last unless a numbered file of
+    // the same step is already there.
+    if (pb.world_rank == 0 && (m_series.empty() || m_series.back().step < meta.step))
+        m_series.push_back({name, meta.step, meta.time});
+    run_collective(MPI_COMM_WORLD, [&] {
+        if (pb.world_rank == 0)
+            write_fields_series(ctx.dir + "/" + kSeriesFile, kMeshFile, pb.mesh, fields, m_series);
+    });
+}
 
 bool FieldOutputObserver::on_step(const RunContext& ctx, const StepResult&) {
     const long every = ctx.pb.setup.output.every;
     if (every > 0 && ctx.solver.step_count() % every == 0)
-        write_fields_file(ctx, fmt::format("fields_{:06d}.h5", ctx.solver.step_count()));
+        write(ctx, fmt::format("fields_{:06d}.h5", ctx.solver.step_count()));
     return false;
 }
 
 void FieldOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
-    write_fields_file(ctx, "fields_final.h5");
+    write(ctx, "fields_final.h5");
 }
 
 // ---- checkpoints and the stop on a signal -----------------------------------------------------
@@ -552,26 +617,32 @@ void SteadyStateObserver::summarize(nlohmann::json& j) const {
 
 void ProbeOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
     const Problem& pb = ctx.pb;
-    const auto fields = ctx.solver.fields();
+    const OutputUnits units = OutputUnits::of(pb.setup, pb.mesh.dim);
+    const auto fields = units.convert(ctx.solver.fields());
     run_collective(MPI_COMM_WORLD, [&] {
         if (pb.layout.q == 0)
-            write_probes(pb.setup.output, ctx.dir, pb.local, fields, pb.layout.comm_x);
+            write_probes(pb.setup.output, ctx.dir, pb.local, fields, units.scale(Quantity::length),
+                         pb.layout.comm_x);
     });
 }
 
 void SurfaceOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
     const Problem& pb = ctx.pb;
+    const OutputUnits units = OutputUnits::of(pb.setup, pb.mesh.dim);
     m_ref = surface_reference(pb.setup, pb.mesh);
+    std::vector<SurfaceFace> faces = wall_faces(ctx);
+    units.convert(faces, m_ref);
     const std::vector<std::string> walls = diffuse_wall_patches(pb.setup);
     if (walls.empty() || ctx.solver.step_count() == 0) return;
-    const auto faces = wall_faces(ctx);
+    FieldsMeta extra = units.surface_meta();
+    extra.run_id = ctx.run_id;
     run_collective(MPI_COMM_WORLD, [&] {
         ScopedTimer t("io");
         if (pb.layout.q == 0)
-            m_totals =
-                write_surface(ctx.dir + "/surface_final.h5", ctx.dir + "/surface_final.csv",
-                              pb.layout.comm_x, pb.mesh, faces, walls, m_ref,
-                              pb.cfg.resolved_yaml(), ctx.solver.step_count(), ctx.solver.time());
+            m_totals = write_surface(ctx.dir + "/surface_final.h5", ctx.dir + "/surface_final.csv",
+                                     pb.layout.comm_x, pb.mesh, faces, walls, m_ref,
+                                     pb.cfg.resolved_yaml(), ctx.solver.step_count(),
+                                     ctx.solver.time() * units.scale(Quantity::time), extra);
     });
 }
 
@@ -600,6 +671,17 @@ void SurfaceOutputObserver::summarize(nlohmann::json& j) const {
                     {"lift_direction", v3(a.lift)},
                     {"side_direction", v3(a.side)},
                     {"dynamic_pressure", surface_dynamic_pressure(m_ref)}}}};
+    // JSON has no NaN: undefined coefficients are null, and this says why.
+    if (std::isnan(t.CD) || std::isnan(t.CL)) {
+        const double q = surface_dynamic_pressure(m_ref);
+        j["walls"]["coefficients_undefined"] =
+            !(q > 0) ? "no reference dynamic pressure: no free stream and no moving wall"
+            : std::isnan(a.drag[0])
+                ? "no flow direction: the free stream is at rest (give "
+                  "output.surface.drag_direction for C_D, C_L, C_S, C_m)"
+                : "the lift direction is parallel to the drag direction (output.surface."
+                  "lift_direction)";
+    }
 }
 
 }  // namespace ugks

@@ -81,14 +81,89 @@ std::vector<double> redistribute_rows(MPI_Comm comm, const LocalMesh& local,
 
 // ---- HDF5 writing ------------------------------------------------------------------------------
 
+/// Every cell of `m` has one type: its XDMF code and node count ({0, 0} otherwise).
+std::pair<int, int> uniform_cell_type(const Mesh& m) {
+    const index_t n = m.n_cells();
+    if (n == 0) return {0, 0};
+    for (index_t c = 1; c < n; ++c)
+        if (m.cell_type[c] != m.cell_type[0]) return {0, 0};
+    std::vector<index_t> first;
+    append_xdmf_cell(m, 0, first);
+    return xdmf_uniform_type(first);
+}
+
+/// /cells and /mesh of `m` into the root of `w`, coordinates and volumes scaled.
+void write_mesh_groups(const H5File& w, MPI_Comm comm, const Mesh& m, const FieldsMeta& meta) {
+    const double length_scale = meta.length_scale, volume_scale = meta.volume_scale;
+    auto units = [&](const Hid& d, const std::string& path) {
+        const std::string u = meta.unit_of(path);
+        if (!u.empty()) w.string_attribute(d.get(), "units", u);
+    };
+    int size = 1, rank = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    const index_t n = m.n_cells();
+    const hid_t root = w.root();
+    const BlockLayout cells{n, size};
+    const index_t c0 = cells.begin(rank), nc = cells.end(rank) - c0;
+    auto scaled = [](const Vec3* v, index_t count, double s) {
+        std::vector<Vec3> out(v, v + count);
+        for (Vec3& x : out)
+            for (double& c : x) c *= s;
+        return out;
+    };
+    {
+        Hid g = w.group(root, "cells");
+        units(w.write(g.get(), "centroid", Shape{n, 3}, c0, nc,
+                      scaled(m.cell_centroid.data() + c0, nc, length_scale).data()),
+              "/cells/centroid");
+        std::vector<double> vol(m.cell_volume.begin() + c0, m.cell_volume.begin() + c0 + nc);
+        for (double& v : vol) v *= volume_scale;
+        units(w.write(g.get(), "volume", Shape{n}, c0, nc, vol.data()), "/cells/volume");
+        std::vector<index_t> ids(static_cast<std::size_t>(nc));
+        for (index_t i = 0; i < nc; ++i) ids[i] = c0 + i;
+        w.write(g.get(), "global_id", Shape{n}, c0, nc, ids.data());
+    }
+    Hid g = w.group(root, "mesh");
+    const BlockLayout nodes{m.n_nodes(), size};
+    const index_t p0 = nodes.begin(rank), np = nodes.end(rank) - p0;
+    units(w.write(g.get(), "nodes", Shape{m.n_nodes(), 3}, p0, np,
+                  scaled(m.nodes.data() + p0, np, length_scale).data()),
+          "/mesh/nodes");
+
+    // The topology block of this rank's cells starts after the entries of all earlier cells.
+    index_t t0 = 0, total = 0;
+    for (index_t c = 0; c < n; ++c) {
+        if (c == c0) t0 = total;
+        total += xdmf_cell_length(m, c);
+    }
+    if (c0 == n) t0 = total;
+    std::vector<index_t> topo;
+    topo.reserve(static_cast<std::size_t>(nc) * 9);
+    for (index_t c = c0; c < c0 + nc; ++c) append_xdmf_cell(m, c, topo);
+    Hid t = w.write(g.get(), "topology", Shape{total}, t0, static_cast<index_t>(topo.size()),
+                    topo.data());
+    w.attribute(t.get(), "cell_count", std::int64_t{n});
+    const auto [code, k] = uniform_cell_type(m);
+    if (code != 0) {
+        const std::vector<index_t> rows = xdmf_connectivity(topo);
+        w.write(g.get(), "connectivity", Shape{n, k}, c0, nc, rows.data());
+    }
+}
+
+void write_meta_attributes(const H5File& w, const FieldsMeta& meta) {
+    const hid_t root = w.root();
+    for (const auto& [name, value] : meta.numbers) w.attribute(root, name.c_str(), value);
+    for (const auto& [name, value] : meta.strings) w.string_attribute(root, name.c_str(), value);
+    w.string_attribute(root, "ugks_version", std::string(version_string) + " (" + git_commit + ")");
+}
+
 struct WriteInput {
     const Mesh* mesh;
     const std::vector<CellField>* fields;
     const std::vector<double>* field_block;  // this rank's block rows, all fields side by side
     int total_width;
-    std::string config;
-    long step;
-    double time;
+    const FieldsMeta* meta;
 };
 
 void write_h5(const H5File& w, MPI_Comm comm, const WriteInput& in) {
@@ -96,19 +171,18 @@ void write_h5(const H5File& w, MPI_Comm comm, const WriteInput& in) {
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
     const Mesh& m = *in.mesh;
+    const FieldsMeta& meta = *in.meta;
     const index_t n = m.n_cells();
     const hid_t root = w.root();
 
     const BlockLayout cells{n, size};
     const index_t c0 = cells.begin(rank), nc = cells.end(rank) - c0;
 
-    {
-        Hid g = w.group(root, "cells");
-        w.write(g.get(), "centroid", Shape{n, 3}, c0, nc, m.cell_centroid.data() + c0);
-        w.write(g.get(), "volume", Shape{n}, c0, nc, m.cell_volume.data() + c0);
-        std::vector<index_t> ids(static_cast<std::size_t>(nc));
-        for (index_t i = 0; i < nc; ++i) ids[i] = c0 + i;
-        w.write(g.get(), "global_id", Shape{n}, c0, nc, ids.data());
+    if (meta.mesh_file.empty()) {
+        write_mesh_groups(w, comm, m, meta);
+    } else {
+        w.external_link(root, "cells", meta.mesh_file, "/cells");
+        w.external_link(root, "mesh", meta.mesh_file, "/mesh");
     }
     {
         Hid g = w.group(root, "fields");
@@ -119,52 +193,79 @@ void write_h5(const H5File& w, MPI_Comm comm, const WriteInput& in) {
             for (index_t i = 0; i < nc; ++i)
                 std::copy_n(in.field_block->data() + i * in.total_width + offset, f.width,
                             column.data() + i * f.width);
-            w.write(g.get(), f.name, Shape::of_width(n, f.width), c0, nc, column.data());
+            Hid d = w.write(g.get(), f.name, Shape::of_width(n, f.width), c0, nc, column.data());
+            const std::string u = meta.unit_of("/fields/" + f.name);
+            if (!u.empty()) w.string_attribute(d.get(), "units", u);
             offset += f.width;
         }
     }
-    {
-        Hid g = w.group(root, "mesh");
-        const BlockLayout nodes{m.n_nodes(), size};
-        const index_t p0 = nodes.begin(rank), np = nodes.end(rank) - p0;
-        w.write(g.get(), "nodes", Shape{m.n_nodes(), 3}, p0, np, m.nodes.data() + p0);
 
-        // The topology block of this rank's cells starts after the entries of all earlier cells.
-        index_t t0 = 0, total = 0;
-        for (index_t c = 0; c < n; ++c) {
-            if (c == c0) t0 = total;
-            total += xdmf_cell_length(m, c);
-        }
-        if (c0 == n) t0 = total;
-        std::vector<index_t> topo;
-        topo.reserve(static_cast<std::size_t>(nc) * 9);
-        for (index_t c = c0; c < c0 + nc; ++c) append_xdmf_cell(m, c, topo);
-        Hid t = w.write(g.get(), "topology", Shape{total}, t0, static_cast<index_t>(topo.size()),
-                        topo.data());
-        w.attribute(t.get(), "cell_count", std::int64_t{n});
-    }
-
-    w.string_attribute(root, "config", in.config);
-    w.attribute(root, "step", std::int64_t{in.step});
-    w.attribute(root, "time", in.time);
-    w.string_attribute(root, "ugks_version", std::string(version_string) + " (" + git_commit + ")");
+    w.string_attribute(root, "config", meta.config_yaml);
+    w.attribute(root, "step", std::int64_t{meta.step});
+    w.attribute(root, "time", meta.time);
+    if (!meta.run_id.empty()) w.string_attribute(root, "run_id", meta.run_id);
+    write_meta_attributes(w, meta);
 }
 
 // ---- XDMF ---------------------------------------------------------------------------------------
 
-std::string make_xdmf(const std::string& h5_name, const Mesh& m, index_t topology_length_total,
-                      const std::vector<CellField>& fields, long step, double time) {
-    XdmfUniformGrid x(h5_name, "ugks", m.n_cells(), topology_length_total, m.n_nodes(), step, time);
+/// The mesh of the fields files as the XDMF grids reference it: in `h5_name`.
+XdmfMesh fields_xdmf_mesh(const Mesh& m, const std::string& h5_name) {
+    XdmfMesh x;
+    x.h5_name = h5_name;
+    x.nodes_dataset = "/mesh/nodes";
+    x.n_cells = m.n_cells();
+    x.n_nodes = m.n_nodes();
+    for (index_t c = 0; c < m.n_cells(); ++c) x.topology_length += xdmf_cell_length(m, c);
+    const auto [code, k] = uniform_cell_type(m);
+    x.uniform_code = code;
+    x.nodes_per_cell = k;
+    x.topology_dataset = code != 0 ? "/mesh/connectivity" : "/mesh/topology";
+    return x;
+}
+
+/// The grid of one fields file `h5_name` whose mesh is in `xm.h5_name`.
+std::string fields_grid(const XdmfMesh& xm, const std::string& h5_name,
+                        const std::vector<CellField>& fields, const double* time,
+                        const std::string& indent) {
+    XdmfGrid x(xm, "ugks", time, indent);
     for (const CellField& f : fields)
-        x.cell_attribute(f.name, f.width, "Float", "/fields/" + f.name);
+        x.cell_attribute(f.name, f.width, "Float", h5_name, "/fields/" + f.name);
     // Geometry extras, unless a field already uses the name (XDMF attribute names must be unique).
     auto taken = [&](const char* name) {
         return std::any_of(fields.begin(), fields.end(),
                            [&](const CellField& f) { return f.name == name; });
     };
-    if (!taken("volume")) x.cell_attribute("volume", 1, "Float", "/cells/volume");
-    if (!taken("global_id")) x.cell_attribute("global_id", 1, "Int", "/cells/global_id");
+    if (!taken("volume")) x.cell_attribute("volume", 1, "Float", xm.h5_name, "/cells/volume");
+    if (!taken("global_id"))
+        x.cell_attribute("global_id", 1, "Int", xm.h5_name, "/cells/global_id");
     return x.text();
+}
+
+/// Checks and metadata agreement shared by write_fields and write_mesh_file.
+void check_global_mesh(const Mesh& m) {
+    const index_t n = m.n_cells();
+    UGKS_REQUIRE(static_cast<index_t>(m.cell_volume.size()) == n &&
+                     static_cast<index_t>(m.cell_centroid.size()) == n &&
+                     static_cast<index_t>(m.cell_node_offsets.size()) == n + 1,
+                 "global mesh geometry/connectivity arrays do not match its " << n << " cells");
+}
+
+/// rank 0's metadata on every rank of comm (attributes must be written identically).
+FieldsMeta agreed_meta(const FieldsMeta& in, MPI_Comm comm) {
+    FieldsMeta meta = in;
+    bcast_string(meta.config_yaml, comm);
+    bcast_string(meta.run_id, comm);
+    bcast_string(meta.mesh_file, comm);
+    long long step_all = meta.step;
+    MPI_Bcast(&step_all, 1, MPI_LONG_LONG, 0, comm);
+    meta.step = static_cast<long>(step_all);
+    double scalars[3] = {meta.time, meta.length_scale, meta.volume_scale};
+    MPI_Bcast(scalars, 3, MPI_DOUBLE, 0, comm);
+    meta.time = scalars[0];
+    meta.length_scale = scalars[1];
+    meta.volume_scale = scalars[2];
+    return meta;
 }
 
 // ---- reading -----------------------------------------------------------------------------------
@@ -203,21 +304,25 @@ std::string xdmf_path_for(const std::string& h5_path) {
     return h5_path + ".xdmf";
 }
 
+void write_mesh_file(const std::string& path, MPI_Comm comm, const Mesh& global_mesh,
+                     const FieldsMeta& meta_in) {
+    check_global_mesh(global_mesh);
+    const FieldsMeta meta = agreed_meta(meta_in, comm);
+    write_output_h5(comm, path, [&](const H5File& w) {
+        write_mesh_groups(w, comm, global_mesh, meta);
+        write_meta_attributes(w, meta);
+    });
+}
+
 void write_fields(const std::string& path, MPI_Comm comm, const Mesh& global_mesh,
                   const LocalMesh& local, const std::vector<CellField>& fields,
-                  const std::string& config_yaml, long step, double time) {
-    int size = 1, rank = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
+                  const FieldsMeta& meta_in) {
     const Mesh& m = global_mesh;
     const index_t n = m.n_cells();
     UGKS_REQUIRE(local.n_global_cells == n, "LocalMesh has " << local.n_global_cells
                                                              << " global cells, the global mesh "
                                                              << n);
-    UGKS_REQUIRE(static_cast<index_t>(m.cell_volume.size()) == n &&
-                     static_cast<index_t>(m.cell_centroid.size()) == n &&
-                     static_cast<index_t>(m.cell_node_offsets.size()) == n + 1,
-                 "global mesh geometry/connectivity arrays do not match its " << n << " cells");
+    check_global_mesh(m);
     check_field_names(path, fields);
     int total_width = 0;
     for (const CellField& f : fields) {
@@ -230,26 +335,42 @@ void write_fields(const std::string& path, MPI_Comm comm, const Mesh& global_mes
     }
 
     // Attribute values are metadata, which every rank must write identically: take rank 0's.
-    std::string config = config_yaml;
-    bcast_string(config, comm);
-    long long step_all = step;
-    MPI_Bcast(&step_all, 1, MPI_LONG_LONG, 0, comm);
-    MPI_Bcast(&time, 1, MPI_DOUBLE, 0, comm);
-
+    const FieldsMeta meta = agreed_meta(meta_in, comm);
+    int size = 1;
+    MPI_Comm_size(comm, &size);
     const BlockLayout cells{n, size};
     const std::vector<double> block = redistribute_rows(comm, local, cells, fields, total_width);
 
-    const WriteInput in{&m,  &fields, &block, total_width, config, static_cast<long>(step_all),
-                        time};
+    const WriteInput in{&m, &fields, &block, total_width, &meta};
     write_output_h5(comm, path, [&](const H5File& w) { write_h5(w, comm, in); });
 
     on_root_then_agree(comm, [&] {
-        index_t total = 0;
-        for (index_t c = 0; c < n; ++c) total += xdmf_cell_length(m, c);
         const std::string h5_name = std::filesystem::path(path).filename().string();
+        const XdmfMesh xm = fields_xdmf_mesh(m, meta.mesh_file.empty() ? h5_name : meta.mesh_file);
         write_text_atomically(xdmf_path_for(path),
-                              make_xdmf(h5_name, m, total, fields, step_all, time));
+                              xdmf_document(fields_grid(xm, h5_name, fields, nullptr, "    ")));
     });
+}
+
+void write_fields(const std::string& path, MPI_Comm comm, const Mesh& global_mesh,
+                  const LocalMesh& local, const std::vector<CellField>& fields,
+                  const std::string& config_yaml, long step, double time) {
+    FieldsMeta meta;
+    meta.config_yaml = config_yaml;
+    meta.step = step;
+    meta.time = time;
+    write_fields(path, comm, global_mesh, local, fields, meta);
+}
+
+void write_fields_series(const std::string& xdmf_path, const std::string& mesh_file,
+                         const Mesh& global_mesh, const std::vector<CellField>& fields,
+                         const std::vector<SeriesEntry>& entries) {
+    const XdmfMesh xm = fields_xdmf_mesh(global_mesh, mesh_file);
+    std::vector<std::string> grids;
+    for (const SeriesEntry& e : entries)
+        grids.push_back(fields_grid(xm, e.h5_name, fields, &e.time, "      "));
+    check_output_directory(xdmf_path);
+    write_text_atomically(xdmf_path, xdmf_time_series("ugks", grids));
 }
 
 std::vector<double> read_field(const std::string& path, const std::string& dataset, MPI_Comm comm) {

@@ -15,6 +15,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -180,6 +181,7 @@ struct Meta {
     double time = 0;
     SurfaceReference ref;
     std::vector<std::string> patch_names;  // listed (wall) patches
+    const FieldsMeta* extra = nullptr;     // node scale, units, extra attributes
 };
 
 /// Unique HDF5 group names for the listed patches ('/' is a path separator in HDF5).
@@ -213,13 +215,18 @@ void write_h5(const H5File& w, MPI_Comm comm, const Mesh& m, const SurfaceData& 
         for (index_t i = 0; i < nf; ++i) get(f0 + i, out.data() + i * width);
         return out;
     };
+    // Group handles of /faces and /fields with their paths, for the `units` attributes.
+    std::string group_path;
     auto write_column = [&](hid_t g, const char* name, int width, auto&& get) {
         const std::vector<double> c = column(width, get);
-        w.write(g, name, Shape::of_width(n, width), f0, nf, c.data());
+        Hid d = w.write(g, name, Shape::of_width(n, width), f0, nf, c.data());
+        const std::string u = meta.extra->unit_of(group_path + name);
+        if (!u.empty()) w.string_attribute(d.get(), "units", u);
     };
 
     {
         Hid g = w.group(root, "faces");
+        group_path = "/faces/";
         w.write(g.get(), "global_face", Shape{n}, f0, nf, s.faces.id.data() + f0);
         Hid p = w.write(g.get(), "patch", Shape{n}, f0, nf, s.faces.patch.data() + f0);
         std::string names;
@@ -233,6 +240,7 @@ void write_h5(const H5File& w, MPI_Comm comm, const Mesh& m, const SurfaceData& 
     }
     {
         Hid g = w.group(root, "fields");
+        group_path = "/fields/";
         write_column(g.get(), "p", 1, [&](index_t i, double* out) { *out = s.coef[i].p; });
         write_column(g.get(), "tau", 3, [&](index_t i, double* out) {
             std::copy(s.coef[i].tau.begin(), s.coef[i].tau.end(), out);
@@ -250,7 +258,7 @@ void write_h5(const H5File& w, MPI_Comm comm, const Mesh& m, const SurfaceData& 
         std::vector<double> xyz(static_cast<std::size_t>(np) * 3);
         for (index_t i = 0; i < np; ++i) {
             const Vec3& x = m.nodes[s.global_node[p0 + i]];
-            std::copy(x.begin(), x.end(), xyz.data() + 3 * i);
+            for (int d = 0; d < 3; ++d) xyz[3 * i + d] = x[d] * meta.extra->length_scale;
         }
         w.write(g.get(), "nodes", Shape{n_nodes, 3}, p0, np, xyz.data());
         w.write(g.get(), "global_node", Shape{n_nodes}, p0, np, s.global_node.data() + p0);
@@ -258,6 +266,11 @@ void write_h5(const H5File& w, MPI_Comm comm, const Mesh& m, const SurfaceData& 
         Hid t = w.write(g.get(), "topology", Shape{static_cast<index_t>(s.topology.size())}, t0,
                         t1 - t0, s.topology.data() + t0);
         w.attribute(t.get(), "cell_count", static_cast<std::int64_t>(n));
+        const auto [code, k] = xdmf_uniform_type(s.topology);
+        if (code != 0) {
+            const std::vector<index_t> block(s.topology.begin() + t0, s.topology.begin() + t1);
+            w.write(g.get(), "connectivity", Shape{n, k}, f0, nf, xdmf_connectivity(block).data());
+        }
     }
     {
         Hid g = w.group(root, "totals");
@@ -275,6 +288,10 @@ void write_h5(const H5File& w, MPI_Comm comm, const Mesh& m, const SurfaceData& 
     w.attribute(root, "step", static_cast<std::int64_t>(meta.step));
     w.attribute(root, "time", meta.time);
     w.string_attribute(root, "ugks_version", std::string(version_string) + " (" + git_commit + ")");
+    if (!meta.extra->run_id.empty()) w.string_attribute(root, "run_id", meta.extra->run_id);
+    for (const auto& [name, value] : meta.extra->numbers) w.attribute(root, name.c_str(), value);
+    for (const auto& [name, value] : meta.extra->strings)
+        w.string_attribute(root, name.c_str(), value);
     totals_attributes(w, root, s.total);
     const SurfaceReference& ref = meta.ref;
     w.attribute(root, "rho_inf", ref.rho_inf);
@@ -294,20 +311,31 @@ void write_h5(const H5File& w, MPI_Comm comm, const Mesh& m, const SurfaceData& 
 
 // ---- XDMF and CSV --------------------------------------------------------------------------
 
-std::string make_xdmf(const std::string& h5_name, const SurfaceData& s, long step, double time) {
-    XdmfUniformGrid x(h5_name, "surface", s.faces.size(), static_cast<index_t>(s.topology.size()),
-                      static_cast<index_t>(s.global_node.size()), step, time);
-    x.cell_attribute("p", 1, "Float", "/fields/p");
-    x.cell_attribute("tau", 3, "Float", "/fields/tau");
-    x.cell_attribute("q", 1, "Float", "/fields/q");
-    x.cell_attribute("Cp", 1, "Float", "/fields/Cp");
-    x.cell_attribute("Cf", 1, "Float", "/fields/Cf");
-    x.cell_attribute("Ch", 1, "Float", "/fields/Ch");
-    x.cell_attribute("normal", 3, "Float", "/faces/normal");
-    x.cell_attribute("area", 1, "Float", "/faces/area");
-    x.cell_attribute("global_face", 1, "Int", "/faces/global_face");
-    x.cell_attribute("patch", 1, "Int", "/faces/patch");
-    return x.text();
+std::string make_xdmf(const std::string& h5_name, const SurfaceData& s) {
+    XdmfMesh xm;
+    xm.h5_name = h5_name;
+    xm.nodes_dataset = "/mesh/nodes";
+    xm.n_cells = s.faces.size();
+    xm.topology_length = static_cast<index_t>(s.topology.size());
+    xm.n_nodes = static_cast<index_t>(s.global_node.size());
+    const auto [code, k] = xdmf_uniform_type(s.topology);
+    xm.uniform_code = code;
+    xm.nodes_per_cell = k;
+    xm.topology_dataset = code != 0 ? "/mesh/connectivity" : "/mesh/topology";
+    XdmfGrid x(xm, "surface", nullptr, "    ");
+    for (const auto& [name, width, ds] :
+         std::vector<std::tuple<const char*, int, const char*>>{{"p", 1, "/fields/p"},
+                                                                {"tau", 3, "/fields/tau"},
+                                                                {"q", 1, "/fields/q"},
+                                                                {"Cp", 1, "/fields/Cp"},
+                                                                {"Cf", 1, "/fields/Cf"},
+                                                                {"Ch", 1, "/fields/Ch"},
+                                                                {"normal", 3, "/faces/normal"},
+                                                                {"area", 1, "/faces/area"}})
+        x.cell_attribute(name, width, "Float", h5_name, ds);
+    x.cell_attribute("global_face", 1, "Int", h5_name, "/faces/global_face");
+    x.cell_attribute("patch", 1, "Int", h5_name, "/faces/patch");
+    return xdmf_document(x.text());
 }
 
 std::string num(double x) {
@@ -329,41 +357,21 @@ std::string csv_text(const std::string& s) {
 }
 
 std::string totals_row(const std::string& name, index_t patch, const SurfaceTotals& t) {
-    std::string out = "# " + csv_text(name) + "," + std::to_string(patch) + "," +
+    std::string out = csv_text(name) + "," + std::to_string(patch) + "," +
                       std::to_string(t.n_faces) + "," + num(t.area);
     for (double x : {t.force[0], t.force[1], t.force[2], t.heat, t.CD, t.CL, t.CS, t.Cm[0], t.Cm[1],
-                     t.Cm[2], t.body.force[0], t.body.force[1], t.body.force[2], t.body.heat})
+                     t.Cm[2], t.body.force[0], t.body.force[1], t.body.force[2], t.body.moment[0],
+                     t.body.moment[1], t.body.moment[2], t.body.heat})
         out += "," + num(x);
     return out + "\n";
 }
 
-std::string vec(const Vec3& v) { return num(v[0]) + "," + num(v[1]) + "," + num(v[2]); }
-
-std::string make_csv(const SurfaceData& s, const Meta& meta) {
-    const SurfaceReference& ref = meta.ref;
-    const SurfaceAxes axes = surface_axes(ref);
-    std::string out;
-    out += "# ugks_solver surface output (wall faces; docs/formulation.md section 9), version " +
-           std::string(version_string) + "\n";
-    out += "# step=" + std::to_string(meta.step) + " time=" + num(meta.time) + "\n";
-    out += "# reference: rho_inf=" + num(ref.rho_inf) + " p_inf=" + num(ref.p_inf) +
-           " U_inf=" + num(ref.U_inf[0]) + "," + num(ref.U_inf[1]) + "," + num(ref.U_inf[2]) +
-           " A_ref=" + num(ref.A_ref) + " L_ref=" + num(ref.L_ref) +
-           " moment_center=" + vec(ref.moment_center) + " drag_dir=" + vec(axes.drag) +
-           " lift_dir=" + vec(axes.lift) + " side_dir=" + vec(axes.side) +
-           " images=" + std::to_string(1 << ref.symmetry.size()) + " q_ref=" + num(ref.q_ref) +
-           " q_dyn=" + num(surface_dynamic_pressure(ref)) +
-           " U_ref=" + num(surface_reference_speed(ref)) + "\n";
-    out +=
-        "# totals: name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
-        "body_force_x,body_force_y,body_force_z,body_heat\n";
-    out += totals_row("all", -1, s.total);
-    for (std::size_t k = 0; k < meta.patch_names.size(); ++k)
-        out += totals_row(meta.patch_names[k], s.patch_index[k], s.per_patch[k]);
-    out += "global_face,patch,x,y,z,nx,ny,nz,area,p,tau_x,tau_y,tau_z,q,Cp,Cf,Ch\n";
+/// The per-face table: one header line, one row per face, the patch by name.
+std::string make_csv(const Mesh& m, const SurfaceData& s) {
+    std::string out = "global_face,patch,x,y,z,nx,ny,nz,area,p,tau_x,tau_y,tau_z,q,Cp,Cf,Ch\n";
     for (index_t i = 0; i < s.faces.size(); ++i) {
         const WallCoefficients& c = s.coef[i];
-        out += std::to_string(s.faces.id[i]) + "," + std::to_string(s.faces.patch[i]);
+        out += std::to_string(s.faces.id[i]) + "," + csv_text(m.patch_names[s.faces.patch[i]]);
         const double* x = s.faces.centroid(i);
         const double* nrm = s.faces.normal(i);
         for (double v : {x[0], x[1], x[2], nrm[0], nrm[1], nrm[2], s.faces.area(i), c.p, c.tau[0],
@@ -371,6 +379,18 @@ std::string make_csv(const SurfaceData& s, const Meta& meta) {
             out += "," + num(v);
         out += "\n";
     }
+    return out;
+}
+
+/// The totals table: all walls ("all", patch -1), then one row per listed patch.
+std::string make_totals_csv(const SurfaceData& s, const Meta& meta) {
+    std::string out =
+        "name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
+        "body_force_x,body_force_y,body_force_z,body_moment_x,body_moment_y,body_moment_z,"
+        "body_heat\n";
+    out += totals_row("all", -1, s.total);
+    for (std::size_t k = 0; k < meta.patch_names.size(); ++k)
+        out += totals_row(meta.patch_names[k], s.patch_index[k], s.per_patch[k]);
     return out;
 }
 
@@ -531,11 +551,19 @@ SurfaceTotals surface_totals(MPI_Comm comm, const std::vector<SurfaceFace>& face
     return sum_faces(all, ref, [](index_t) { return true; });
 }
 
+std::string totals_csv_path_for(const std::string& csv_path) {
+    const std::string ext = ".csv";
+    if (csv_path.size() > ext.size() &&
+        csv_path.compare(csv_path.size() - ext.size(), ext.size(), ext) == 0)
+        return csv_path.substr(0, csv_path.size() - ext.size()) + "_totals.csv";
+    return csv_path + "_totals.csv";
+}
+
 SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_path, MPI_Comm comm,
                             const Mesh& global_mesh, const std::vector<SurfaceFace>& faces,
                             const std::vector<std::string>& patch_names,
                             const SurfaceReference& ref, const std::string& config_yaml, long step,
-                            double time) {
+                            double time, const FieldsMeta& extra) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     const Mesh& m = global_mesh;
@@ -549,8 +577,19 @@ SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_p
     meta.step = static_cast<long>(step_all);
     meta.time = time;
     MPI_Bcast(&meta.time, 1, MPI_DOUBLE, 0, comm);
+    meta.extra = &extra;
+    // The reference without its symmetry planes is plain data; the planes follow as doubles.
     meta.ref = ref;
+    meta.ref.symmetry.clear();
     MPI_Bcast(&meta.ref, sizeof(SurfaceReference), MPI_BYTE, 0, comm);
+    int n_planes = static_cast<int>(ref.symmetry.size());
+    MPI_Bcast(&n_planes, 1, MPI_INT, 0, comm);
+    std::vector<double> planes(2 * static_cast<std::size_t>(n_planes));
+    for (int k = 0; k < n_planes && rank == 0; ++k)
+        planes[2 * k] = ref.symmetry[k].axis, planes[2 * k + 1] = ref.symmetry[k].position;
+    MPI_Bcast(planes.data(), 2 * n_planes, MPI_DOUBLE, 0, comm);
+    for (int k = 0; k < n_planes; ++k)
+        meta.ref.symmetry.push_back({static_cast<int>(planes[2 * k]), planes[2 * k + 1]});
     int n_names = static_cast<int>(patch_names.size());
     MPI_Bcast(&n_names, 1, MPI_INT, 0, comm);
     meta.patch_names.resize(n_names);
@@ -583,14 +622,14 @@ SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_p
         write_output_h5(comm, h5_path, [&](const H5File& w) { write_h5(w, comm, m, s, meta); });
         on_root_then_agree(comm, [&] {
             const std::string h5_name = std::filesystem::path(h5_path).filename().string();
-            write_text_atomically(xdmf_path_for(h5_path),
-                                  make_xdmf(h5_name, s, meta.step, meta.time));
+            write_text_atomically(xdmf_path_for(h5_path), make_xdmf(h5_name, s));
         });
     }
     if (!csv_path.empty()) {
         on_root_then_agree(comm, [&] {
             check_output_directory(csv_path);
-            write_text_atomically(csv_path, make_csv(s, meta));
+            write_text_atomically(csv_path, make_csv(m, s));
+            write_text_atomically(totals_csv_path_for(csv_path), make_totals_csv(s, meta));
         });
     }
     return s.total;

@@ -134,14 +134,15 @@ inline bool write_attribute(hid_t loc, const char* name, hid_t file_type, hid_t 
     return ok;
 }
 
-/// Write a string attribute: fixed-length, null-terminated UTF-8, readable by every tool and safe
-/// in parallel (variable-length data cannot be written by parallel HDF5).
+/// Write a string attribute: variable-length, UTF-8 (h5py reads it as str; a fixed-length string
+/// comes back as bytes). Every rank writes the same value, as for all attributes.
 inline bool write_string_attribute(hid_t loc, const char* name, const std::string& value) {
     Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
-    const bool ok = type.valid() && H5Tset_size(type.get(), value.size() + 1) >= 0 &&
+    const bool ok = type.valid() && H5Tset_size(type.get(), H5T_VARIABLE) >= 0 &&
                     H5Tset_strpad(type.get(), H5T_STR_NULLTERM) >= 0 &&
                     H5Tset_cset(type.get(), H5T_CSET_UTF8) >= 0;
-    return ok && write_attribute(loc, name, type.get(), type.get(), value.c_str());
+    const char* text = value.c_str();
+    return ok && write_attribute(loc, name, type.get(), type.get(), &text);
 }
 
 /// Contiguous blocks of a global index range [0, n) over `parts` ranks (the first n % parts blocks
@@ -419,6 +420,14 @@ public:
     }
     void attribute(hid_t loc, const char* name, const Vec3& value) const {
         typed_attribute(loc, name, value.data(), 3);
+    }
+    /// A soft link `name` in `loc` to `object` in the file `file` (a name relative to this file's
+    /// directory: HDF5 and h5py resolve it from there).
+    void external_link(hid_t loc, const std::string& name, const std::string& file,
+                       const std::string& object) const {
+        check_write(H5Lcreate_external(file.c_str(), object.c_str(), loc, name.c_str(), H5P_DEFAULT,
+                                       H5P_DEFAULT) >= 0,
+                    "creating the link '" + name + "' to " + file + ":" + object);
     }
     void string_attribute(hid_t loc, const char* name, const std::string& value) const {
         check_write(write_string_attribute(loc, name, value),

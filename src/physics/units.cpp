@@ -50,4 +50,73 @@ ReferenceState ReferenceState::from_number_density(double length, double tempera
     return r;
 }
 
+double ReferenceState::si_scale(Quantity q, int dim) const {
+    const double face = std::pow(length, dim - 1);  // a face measure of the mesh
+    const double p = density * speed * speed;
+    switch (q) {
+        case Quantity::dimensionless:
+            return 1.0;
+        case Quantity::length:
+            return length;
+        case Quantity::area:
+            return face;
+        case Quantity::volume:
+            return std::pow(length, dim);
+        case Quantity::time:
+            return time;
+        case Quantity::density:
+            return density;
+        case Quantity::speed:
+            return speed;
+        case Quantity::temperature:
+            return temperature;
+        case Quantity::pressure:
+            return p;
+        case Quantity::heat_flux:
+            return p * speed;
+        case Quantity::force:
+            return p * face;
+        case Quantity::moment:
+            return p * face * length;
+        case Quantity::heat_load:
+            return p * speed * face;
+    }
+    return 1.0;
+}
+
+std::string si_unit(Quantity q, int dim) {
+    // Per metre of each direction a 1D/2D mesh does not resolve.
+    const int missing = 3 - dim;
+    const std::string per = missing == 0 ? "" : missing == 1 ? "/m" : "/m^2";
+    switch (q) {
+        case Quantity::dimensionless:
+            return "1";
+        case Quantity::length:
+            return "m";
+        case Quantity::area:
+            return dim == 3 ? "m^2" : dim == 2 ? "m" : "1";
+        case Quantity::volume:
+            return dim == 3 ? "m^3" : dim == 2 ? "m^2" : "m";
+        case Quantity::time:
+            return "s";
+        case Quantity::density:
+            return "kg/m^3";
+        case Quantity::speed:
+            return "m/s";
+        case Quantity::temperature:
+            return "K";
+        case Quantity::pressure:
+            return "Pa";
+        case Quantity::heat_flux:
+            return "W/m^2";
+        case Quantity::force:
+            return "N" + per;
+        case Quantity::moment:
+            return "N m" + per;
+        case Quantity::heat_load:
+            return "W" + per;
+    }
+    return "1";
+}
+
 }  // namespace ugks

@@ -220,6 +220,12 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
 
     s.output.directory = cfg.get_or<std::string>("output.directory", "output");
     if (s.output.directory.empty()) cfg.fail("output.directory", "must not be empty");
+    s.output.units = cfg.get_enum_or("output.units", {"si", "nondimensional"},
+                                     ref.si_input ? "si" : "nondimensional");
+    if (s.output.units == "si" && !s.gas.dimensional)
+        cfg.fail("output.units",
+                 "'si' needs the reference state: dimensional gas data (gas.species or "
+                 "gas.molecular_mass with a 'reference' section); this case gives gas.Kn only");
     s.output.every = cfg.get_or<long>("output.every", 0);
     cfg.check_range("output.every", static_cast<double>(s.output.every), 0, 1e15);
     s.output.progress_seconds = cfg.get_or<double>("output.progress_seconds", 10.0);

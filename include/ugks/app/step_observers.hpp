@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ugks/app/output_units.hpp"
 #include "ugks/app/run_stages.hpp"
 #include "ugks/app/steady_monitor.hpp"
 #include "ugks/io/reports.hpp"
@@ -80,7 +81,8 @@ public:
 
 private:
     CsvWriter m_csv;
-    SurfaceReference m_ref;
+    SurfaceReference m_ref;  ///< in the output units
+    OutputUnits m_units;
 };
 
 /// The progress line (rank 0, not with --quiet): at the first step, then at most every
@@ -99,10 +101,18 @@ private:
 
 /// fields_NNNNNN.h5 every output.every steps, fields_final.h5 at the end (also after a failed
 /// step: the last good state).
+/// The mesh is written once, to mesh.h5, at the start; every fields file links to it, and
+/// fields.xdmf (the time series of the run's numbered files and the final one) is rewritten after
+/// each. A restart's series starts with the numbered files of the same run up to its step.
 class FieldOutputObserver final : public StepObserver {
 public:
+    void on_start(const RunContext& ctx) override;
     bool on_step(const RunContext& ctx, const StepResult& r) override;
     void on_end(const RunContext& ctx, const LoopEnd& end) override;
+
+private:
+    void write(const RunContext& ctx, const std::string& name);
+    std::vector<SeriesEntry> m_series;  ///< rank 0's list for fields.xdmf
 };
 
 /// Checkpoints every checkpoint.every steps, every checkpoint.every_minutes of wall time (rank 0's

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ugks/core/types.hpp"
+#include "ugks/io/fields_io.hpp"
 #include "ugks/mesh/mesh.hpp"
 
 namespace ugks {
@@ -133,28 +134,34 @@ SurfaceTotals surface_totals(MPI_Comm comm, const std::vector<SurfaceFace>& face
 ///   (the mesh patch names, one a line, line i = patch index i); /faces/centroid (n, 3);
 ///   /faces/normal (n, 3); /faces/area (n)
 /// - /fields/p (n), /fields/tau (n, 3), /fields/q (n), /fields/Cp, /fields/Cf, /fields/Ch (n)
-/// - /mesh/nodes (m, 3): the nodes used by the faces, in ascending global node id;
+/// - /mesh/nodes (m, 3): the nodes used by the faces, in ascending global node id (coordinates
+///   times extra.length_scale);
 ///   /mesh/global_node int64 (m); /mesh/topology int64: XDMF Mixed list per face in face order,
 ///   node ids into /mesh/nodes: Polyvertex "1 1 a" (1D point faces), Polyline "2 2 a b" (2D
 ///   edges), Triangle "4 a b c", Quadrilateral "5 a b c d" (Mesh face node order, so the
-///   right-hand normal points into the body), attribute `cell_count` = n
+///   right-hand normal points into the body), attribute `cell_count` = n; /mesh/connectivity
+///   (n, k) when all faces have k nodes (the uniform topology of the XDMF)
 /// - root attributes: `config` (resolved YAML), `step`, `time`, `ugks_version`, the totals over
 ///   all faces `force` (double[3]), `heat`, `area`, `face_count` (computed part), `body_force`,
 ///   `body_moment` (double[3]), `body_heat`, `body_area`, `images` (whole body), `CD`, `CL`, `CS`,
 ///   `Cm` (double[3]), and the reference `rho_inf`, `p_inf`, `U_inf` (double[3]), `A_ref`, `L_ref`,
 ///   `moment_center`, `drag_dir`, `lift_dir`, `side_dir` (double[3], the unit axes used),
-///   `q_ref`, `q_dyn` (the dynamic pressure used), `U_ref`
+///   `q_ref`, `q_dyn` (the dynamic pressure used), `U_ref`; extra.run_id, extra.numbers and
+///   extra.strings; a `units` string attribute on the datasets extra.dataset_units names
 /// - /totals/<patch name> (one group per listed patch; '/' in a name becomes '_') with
 ///   attributes `name`, `patch` (mesh index) and the totals attributes of the root
 ///
-/// The .xdmf has one Grid with Mixed topology and cell-centred attributes p, tau, q, Cp, Cf, Ch,
-/// normal, area, global_face, patch.
+/// The .xdmf has one Grid (uniform topology when every face has the same node count, else Mixed)
+/// and cell-centred attributes p, tau, q, Cp, Cf, Ch, normal, area, global_face, patch.
 ///
-/// CSV: comment lines ("# ...") with step, time, the reference state and the totals as a
-/// small embedded table ("# totals: name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL",
-/// then "# all,-1,..." and one "# <name>,<index>,..." line per listed patch), then the header
-/// global_face,patch,x,y,z,nx,ny,nz,area,p,tau_x,tau_y,tau_z,q,Cp,Cf,Ch and one row per face,
-/// numbers as %.17g (exact round trip; NaN as "nan").
+/// CSV (plain tables, pandas.read_csv reads them with its defaults): `csv_path` has the header
+/// global_face,patch,x,y,z,nx,ny,nz,area,p,tau_x,tau_y,tau_z,q,Cp,Cf,Ch and one row per face, the
+/// patch by name (quoted when it holds a comma or a quote); totals_csv_path_for(csv_path) has the
+/// header name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,body_force_x,
+/// body_force_y,body_force_z,body_moment_x,body_moment_y,body_moment_z,body_heat, a row "all"
+/// (patch -1: every listed wall) and one row per listed patch (its mesh index). Numbers as %.17g
+/// (exact round trip; NaN as "nan"). The values are as given (the caller converts units); step,
+/// time and the reference state are in the HDF5 file.
 ///
 /// Files are written to `path`.tmp and renamed. Errors (missing or unwritable directory, write
 /// failures, a listed patch that is not in the mesh) throw InputError naming the path (or the
@@ -165,6 +172,9 @@ SurfaceTotals write_surface(const std::string& h5_path, const std::string& csv_p
                             const Mesh& global_mesh, const std::vector<SurfaceFace>& faces,
                             const std::vector<std::string>& patch_names,
                             const SurfaceReference& ref, const std::string& config_yaml, long step,
-                            double time);
+                            double time, const FieldsMeta& extra = FieldsMeta{});
+
+/// "dir/surface_final.csv" -> "dir/surface_final_totals.csv" (other names: + "_totals.csv").
+std::string totals_csv_path_for(const std::string& csv_path);
 
 }  // namespace ugks

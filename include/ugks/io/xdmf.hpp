@@ -4,6 +4,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ugks/mesh/mesh.hpp"
@@ -37,23 +38,56 @@ void xdmf_data_item(std::ostream& os, const std::string& indent, const std::stri
 /// Tensor (9), else Matrix.
 const char* xdmf_attribute_type(int width);
 
-/// The text of an .xdmf file of one uniform grid, as the field and surface outputs write it: Mixed
-/// topology in dataset /mesh/topology, XYZ nodes in /mesh/nodes of `h5_name`, time and step, and
-/// cell-centred attributes.
-class XdmfUniformGrid {
+/// Number of node ids that follow XDMF Mixed code `code` (for Polyvertex 1 and Polyline 2 the
+/// count that follows the code; 0 for an unknown code).
+int xdmf_fixed_nodes(int code);
+
+/// Where the mesh of a grid is and what its topology is. When every cell has the same type
+/// (`uniform_code` != 0) the grid names that type (Hexahedron, Tetrahedron, Quadrilateral, ...,
+/// Polyline/Polyvertex with NodesPerElement) and reads an (n_cells, nodes_per_cell) connectivity
+/// dataset; otherwise a Mixed list. Readers that cannot read a Mixed list from HDF5 (meshio 5-7
+/// outside its time-series reader) read the uniform form.
+struct XdmfMesh {
+    std::string h5_name;           ///< file holding the datasets, relative to the .xdmf
+    std::string topology_dataset;  ///< the Mixed list, or the connectivity when uniform
+    std::string nodes_dataset;     ///< (n_nodes, 3) coordinates
+    index_t n_cells = 0;
+    index_t topology_length = 0;  ///< entries of the Mixed list (ignored when uniform)
+    index_t n_nodes = 0;
+    int uniform_code = 0;    ///< the XDMF code shared by every cell, 0: Mixed
+    int nodes_per_cell = 0;  ///< nodes of each cell when uniform
+};
+
+/// The uniform code and node count of a Mixed list of `n_cells` cells: {code, nodes} when every
+/// cell has the same code (and, for Polyvertex/Polyline, the same count), else {0, 0}.
+std::pair<int, int> xdmf_uniform_type(const std::vector<index_t>& mixed);
+/// The node ids of a Mixed list without its codes and counts: the rows of the uniform form.
+std::vector<index_t> xdmf_connectivity(const std::vector<index_t>& mixed);
+
+/// One <Grid GridType="Uniform"> element: topology and geometry of `mesh`, the time when given
+/// (a member of a temporal collection; meshio's plain XDMF reader refuses <Time>, so single
+/// snapshots leave it out), and cell-centred attributes.
+class XdmfGrid {
 public:
-    XdmfUniformGrid(std::string h5_name, const std::string& grid_name, index_t n_cells,
-                    index_t topology_length, index_t n_nodes, long step, double time);
-    /// A cell attribute of `width` values per cell ("Float" or "Int", 8 bytes) in `dataset`.
+    XdmfGrid(const XdmfMesh& mesh, const std::string& grid_name, const double* time,
+             const std::string& indent);
+    /// A cell attribute of `width` values per cell ("Float" or "Int", 8 bytes) in `dataset` of
+    /// file `h5_name` (relative to the .xdmf).
     void cell_attribute(const std::string& name, int width, const char* number_type,
-                        const std::string& dataset);
-    /// The whole file.
+                        const std::string& h5_name, const std::string& dataset);
+    /// The element, closed.
     std::string text() const;
 
 private:
-    std::string m_h5_name;
     index_t m_n_cells;
+    std::string m_indent;
     std::ostringstream m_os;
 };
+
+/// A whole .xdmf file holding one grid element (XdmfGrid::text with indent "    ").
+std::string xdmf_document(const std::string& grid);
+/// A whole .xdmf file holding a temporal collection named `name` of grid elements (each with its
+/// time, indent "      "): ParaView's time series, meshio's xdmf.TimeSeriesReader.
+std::string xdmf_time_series(const std::string& name, const std::vector<std::string>& grids);
 
 }  // namespace ugks

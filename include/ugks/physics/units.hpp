@@ -35,6 +35,23 @@ double vss_viscosity(double mass, double d_ref, double T_ref, double omega, doub
 /// Hard-sphere mean free path 1 / (sqrt(2) pi d^2 n) [m]; d [m], n [1/m^3].
 double hs_mean_free_path(double d, double n);
 
+/// What a reported number measures, for the conversion of outputs to SI (ReferenceState::si_scale).
+enum class Quantity {
+    dimensionless,  ///< Mach, Kn, coefficients, residuals, unit normals
+    length,         ///< coordinates, reference length
+    area,           ///< face areas, reference area (per metre of depth in 2D)
+    volume,         ///< cell volumes (an area in 2D, a length in 1D)
+    time,           ///< time, time step
+    density,        ///< kg/m^3
+    speed,          ///< velocities
+    temperature,    ///< K
+    pressure,       ///< pressure, stress, wall shear, dynamic pressure
+    heat_flux,      ///< W/m^2
+    force,          ///< integrated wall force (pressure x area)
+    moment,         ///< force x length
+    heat_load,      ///< integrated wall heat (heat flux x area)
+};
+
 /// Reference state of the nondimensionalization (docs/formulation.md section 1.2) and the
 /// conversion of case-file values to the solver's nondimensional values. A default-constructed
 /// object is the identity (nondimensional input without dimensional data).
@@ -83,6 +100,16 @@ struct ReferenceState {
     double si_pressure(double p) const { return p * density * speed * speed; }
     /// mu = mu_hat rho_ref C_ref L_ref [Pa s]
     double si_viscosity(double mu) const { return mu * density * speed * length; }
+
+    /// SI value = nondimensional value * si_scale(q, dim) for a quantity of kind `q` on a mesh of
+    /// `dim` dimensions (docs/formulation.md section 1.2). Measures of a 1D/2D mesh are per metre
+    /// of the directions it does not resolve: a 2D cell "volume" is an area [m^2], a 2D face
+    /// "area" a length [m], a 2D force N/m, a 2D heat load W/m.
+    double si_scale(Quantity q, int dim) const;
 };
+
+/// The SI unit of `q` on a `dim`-dimensional mesh, as si_scale gives it: "m", "m/s", "Pa",
+/// "W/m^2", "N/m" (a 2D force) ...; "1" for a dimensionless quantity.
+std::string si_unit(Quantity q, int dim);
 
 }  // namespace ugks

@@ -103,6 +103,9 @@ struct SurfaceConfig {
 /// `output` section.
 struct OutputConfig {
     std::string directory = "output";
+    /// `output.units`: "si" or "nondimensional" (default: "si" with `units: si`, else
+    /// "nondimensional"); si needs a dimensional reference state.
+    std::string units = "nondimensional";
     long every = 0;  ///< 0 = final fields only
     double progress_seconds =
         10;  ///< progress line at most this often (wall seconds; 0: every step)

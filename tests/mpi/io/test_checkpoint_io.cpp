@@ -173,11 +173,19 @@ std::string read_string_attr(hid_t obj, const char* name) {
     EXPECT_GE(a, 0) << name;
     if (a < 0) return {};
     const hid_t t = H5Aget_type(a);
-    std::string s(H5Tget_size(t), '\0');
-    EXPECT_GE(H5Aread(a, t, s.data()), 0) << name;
+    std::string s;
+    if (H5Tis_variable_str(t) > 0) {  // the writer's form (variable-length UTF-8)
+        char* text = nullptr;
+        EXPECT_GE(H5Aread(a, t, &text), 0) << name;
+        if (text) s = text;
+        H5free_memory(text);
+    } else {  // fixed-length, as version-1 files and other tools write it
+        s.assign(H5Tget_size(t), '\0');
+        EXPECT_GE(H5Aread(a, t, s.data()), 0) << name;
+        s.resize(std::strlen(s.c_str()));
+    }
     H5Tclose(t);
     H5Aclose(a);
-    s.resize(std::strlen(s.c_str()));
     return s;
 }
 

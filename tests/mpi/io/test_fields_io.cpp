@@ -619,8 +619,8 @@ TEST_F(FieldsIo, XdmfIsWellFormedAndReferencesExistingDatasets) {
     EXPECT_EQ(topo[0]->attrs.at("NumberOfElements"), std::to_string(n));
     ASSERT_EQ(geom.size(), 1u);
     EXPECT_EQ(geom[0]->attrs.at("GeometryType"), "XYZ");
-    ASSERT_EQ(times.size(), 1u);
-    EXPECT_EQ(std::stod(times[0]->attrs.at("Value")), 2.5);
+    // No <Time> in a single snapshot (meshio's plain reader refuses it; fields.xdmf has the times).
+    EXPECT_EQ(times.size(), 0u);
 
     // Every DataItem: HDF format, 8-byte numbers, a relative "file.h5:/dataset" reference to an
     // existing dataset whose shape is the declared Dimensions.

@@ -221,12 +221,12 @@ std::string read_text(const std::string& path) {
     return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-/// Parsed CSV: comment lines, the totals table, the header and the numeric rows.
+/// The two plain CSV tables: per face (the patch by name) and the totals.
 struct Csv {
-    std::vector<std::string> comments;
     std::map<std::string, std::vector<double>> totals;  // name -> patch,faces,area,fx,..,CL
     std::vector<std::string> header;
-    std::vector<std::vector<double>> rows;
+    std::vector<std::vector<double>> rows;  // column 1 (the patch name) NaN
+    std::vector<std::string> patch;         // column 1 of every row
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -245,40 +245,39 @@ double parse_number(const std::string& s) {
     return v;
 }
 
-Csv parse_csv(const std::string& text) {
+/// `csv_path` and its totals table (totals_csv_path_for): no comment lines, one header each.
+Csv parse_csv(const std::string& csv_path) {
     Csv csv;
-    bool in_totals = false;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        if (line.rfind("# ", 0) == 0) {
-            csv.comments.push_back(line);
-            if (line.rfind("# totals: ", 0) == 0) {
-                EXPECT_EQ(
-                    line,
-                    "# totals: "
-                    "name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
-                    "body_force_x,body_force_y,body_force_z,body_heat");
-                in_totals = true;
-            } else if (in_totals) {
-                const std::vector<std::string> f = split(line.substr(2), ',');
-                EXPECT_EQ(f.size(), 18u) << line;
-                std::vector<double> v;
-                for (std::size_t k = 1; k < f.size(); ++k) v.push_back(parse_number(f[k]));
-                csv.totals[f[0]] = v;
+    {
+        std::istringstream in(read_text(csv_path));
+        for (std::string line; std::getline(in, line);) {
+            EXPECT_FALSE(line.empty() || line[0] == '#') << "unexpected line '" << line << "'";
+            if (csv.header.empty()) {
+                csv.header = split(line, ',');
+                continue;
             }
-            continue;
+            const std::vector<std::string> f = split(line, ',');
+            EXPECT_EQ(f.size(), csv.header.size()) << line;
+            std::vector<double> v;
+            for (std::size_t k = 0; k < f.size(); ++k)
+                v.push_back(k == 1 ? std::nan("") : parse_number(f[k]));
+            csv.patch.push_back(f.size() > 1 ? f[1] : "");
+            csv.rows.push_back(v);
         }
-        EXPECT_FALSE(line.empty() || line[0] == '#') << "unexpected line '" << line << "'";
-        in_totals = false;
-        if (csv.header.empty()) {
-            csv.header = split(line, ',');
-            continue;
-        }
+    }
+    std::istringstream in(read_text(ugks::totals_csv_path_for(csv_path)));
+    std::string line;
+    EXPECT_TRUE(static_cast<bool>(std::getline(in, line)));
+    EXPECT_EQ(line,
+              "name,patch,faces,area,force_x,force_y,force_z,heat,CD,CL,CS,Cm_x,Cm_y,Cm_z,"
+              "body_force_x,body_force_y,body_force_z,body_moment_x,body_moment_y,body_moment_z,"
+              "body_heat");
+    while (std::getline(in, line)) {
         const std::vector<std::string> f = split(line, ',');
-        EXPECT_EQ(f.size(), csv.header.size()) << line;
+        EXPECT_EQ(f.size(), 21u) << line;
         std::vector<double> v;
-        for (const std::string& x : f) v.push_back(parse_number(x));
-        csv.rows.push_back(v);
+        for (std::size_t k = 1; k < f.size(); ++k) v.push_back(parse_number(f[k]));
+        csv.totals[f[0]] = v;
     }
     return csv;
 }
@@ -468,8 +467,9 @@ TEST_F(SurfaceIo, ClosedBoxWithLinearLoadsGivesExactValuesAndTotals) {
     EXPECT_EQ(ugks::read_double_attribute(h5, "q_dyn"), ugks::surface_dynamic_pressure(ref));
     EXPECT_EQ(read_attr(h5, "/", "U_inf"), (std::vector<double>{0.6, 0.2, 0.0}));
     EXPECT_EQ(ugks::read_double_attribute(h5, "A_ref"), 0.75);
-    EXPECT_EQ(dir_listing(m_dir), (std::set<std::string>{"surface_final.h5", "surface_final.xdmf",
-                                                         "surface_final.csv"}));
+    EXPECT_EQ(dir_listing(m_dir),
+              (std::set<std::string>{"surface_final.h5", "surface_final.xdmf", "surface_final.csv",
+                                     "surface_final_totals.csv"}));
 }
 
 TEST_F(SurfaceIo, CsvParsesBackToTheHdf5Numbers) {
@@ -485,12 +485,10 @@ TEST_F(SurfaceIo, CsvParsesBackToTheHdf5Numbers) {
     const SurfaceTotals t =
         ugks::write_surface(h5, csv_path, MPI_COMM_WORLD, m, faces, walls, ref, kConfig, 7, 0.25);
 
-    const Csv csv = parse_csv(read_text(csv_path));
+    const Csv csv = parse_csv(csv_path);
     EXPECT_EQ(csv.header, split("global_face,patch,x,y,z,nx,ny,nz,area,p,tau_x,tau_y,tau_z,q,Cp,"
                                 "Cf,Ch",
                                 ','));
-    ASSERT_GE(csv.comments.size(), 3u);
-    EXPECT_EQ(csv.comments[1], "# step=7 time=0.25");
     const std::vector<index_t> ids =
         ugks::read_index_field(h5, "/faces/global_face", MPI_COMM_WORLD);
     const index_t n = static_cast<index_t>(ids.size());
@@ -504,7 +502,7 @@ TEST_F(SurfaceIo, CsvParsesBackToTheHdf5Numbers) {
     int col = 2;
     for (index_t i = 0; i < n; ++i) {
         EXPECT_EQ(csv.rows[i][0], static_cast<double>(ids[i]));
-        EXPECT_EQ(csv.rows[i][1], static_cast<double>(patch[i]));
+        EXPECT_EQ(csv.patch[i], m.patch_names[patch[i]]);
     }
     for (const auto& [dataset, width] : columns) {
         const std::vector<double> v = ugks::read_field(h5, dataset, MPI_COMM_WORLD);
@@ -683,6 +681,16 @@ TEST_F(SurfaceIo, TopologyAndXdmfInOneTwoAndThreeDimensions) {
         EXPECT_EQ(gnode, std::vector<index_t>(used.begin(), used.end()));
         EXPECT_EQ(ugks::read_index_attribute(h5, "cell_count", "/mesh/topology"),
                   static_cast<index_t>(want.size()));
+        // One face type: /mesh/connectivity holds the node ids of the Mixed list, a row per face.
+        std::vector<index_t> rows;
+        for (std::size_t i = 0; i < topo.size();) {
+            i += c.counted ? 2 : 1;
+            rows.insert(rows.end(), topo.begin() + i, topo.begin() + i + c.nodes);
+            i += c.nodes;
+        }
+        EXPECT_EQ(ugks::read_index_field(h5, "/mesh/connectivity", MPI_COMM_WORLD), rows);
+        EXPECT_EQ(ugks::read_dataset_dims(h5, "/mesh/connectivity"),
+                  (std::vector<index_t>{static_cast<index_t>(want.size()), c.nodes}));
 
         // XDMF: every DataItem names an existing dataset of this file with its shape.
         const auto items = xdmf_items(read_text(ugks::xdmf_path_for(h5)));
@@ -698,12 +706,12 @@ TEST_F(SurfaceIo, TopologyAndXdmfInOneTwoAndThreeDimensions) {
             for (std::size_t j = 0; j < shape.size(); ++j) dims << (j ? " " : "") << shape[j];
             EXPECT_EQ(attrs.at("Dimensions"), dims.str()) << dataset;
             EXPECT_EQ(attrs.at("Format"), "HDF");
-            const bool integer = dataset == "/mesh/topology" || dataset == "/faces/global_face" ||
-                                 dataset == "/faces/patch";
+            const bool integer = dataset == "/mesh/connectivity" ||
+                                 dataset == "/faces/global_face" || dataset == "/faces/patch";
             EXPECT_EQ(attrs.at("NumberType"), integer ? "Int" : "Float") << dataset;
         }
         EXPECT_EQ(seen, (std::set<std::string>{
-                            "/mesh/topology", "/mesh/nodes", "/fields/p", "/fields/tau",
+                            "/mesh/connectivity", "/mesh/nodes", "/fields/p", "/fields/tau",
                             "/fields/q", "/fields/Cp", "/fields/Cf", "/fields/Ch", "/faces/normal",
                             "/faces/area", "/faces/global_face", "/faces/patch"}));
         const std::string doc = read_text(ugks::xdmf_path_for(h5));
@@ -749,7 +757,7 @@ TEST_F(SurfaceIo, ZeroFreeStreamUsesReferenceDynamicPressureOrNaN) {
     for (const char* d : {"/fields/Cp", "/fields/Cf", "/fields/Ch"})
         for (double x : ugks::read_field(h5, d, MPI_COMM_WORLD)) EXPECT_TRUE(std::isnan(x)) << d;
     const std::string text = read_text(csv_path);
-    const Csv csv = parse_csv(text);
+    const Csv csv = parse_csv(csv_path);
     ASSERT_EQ(csv.rows.size(), 3u);
     for (const std::vector<double>& row : csv.rows) {
         EXPECT_TRUE(std::isnan(row[14]) && std::isnan(row[15]) && std::isnan(row[16]));
@@ -770,7 +778,7 @@ TEST_F(SurfaceIo, NoWallFacesAtAllWritesEmptyFiles) {
     EXPECT_EQ(ugks::read_dataset_dims(h5, "/fields/p"), (std::vector<index_t>{0}));
     EXPECT_EQ(ugks::read_dataset_dims(h5, "/fields/tau"), (std::vector<index_t>{0, 3}));
     EXPECT_TRUE(ugks::read_field(h5, "/mesh/nodes", MPI_COMM_WORLD).empty());
-    const Csv csv = parse_csv(read_text(csv_path));
+    const Csv csv = parse_csv(csv_path);
     EXPECT_EQ(csv.header.size(), 17u);
     EXPECT_TRUE(csv.rows.empty());
     EXPECT_EQ(csv_totals(csv, "xmin").n_faces, 0);
@@ -831,9 +839,10 @@ TEST_F(SurfaceIo, RewritingReplacesTheFiles) {
     EXPECT_EQ(t2.heat, 2 * t1.heat);
     expect_same_totals(read_totals(h5, "/"), t2, "rewritten");
     EXPECT_EQ(ugks::read_string_attribute(h5, "config"), "b: 2\n");
-    expect_same_totals(csv_totals(parse_csv(read_text(csv)), "all"), t2, "rewritten csv");
-    EXPECT_EQ(dir_listing(m_dir), (std::set<std::string>{"surface_final.h5", "surface_final.xdmf",
-                                                         "surface_final.csv"}));
+    expect_same_totals(csv_totals(parse_csv(csv), "all"), t2, "rewritten csv");
+    EXPECT_EQ(dir_listing(m_dir),
+              (std::set<std::string>{"surface_final.h5", "surface_final.xdmf", "surface_final.csv",
+                                     "surface_final_totals.csv"}));
 }
 
 }  // namespace
