@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ugks/core/error.hpp"
+#include "ugks/core/log.hpp"
 #include "ugks/mesh/sources.hpp"
 
 #if defined(UGKS_HAVE_CGNS)
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -92,6 +94,18 @@ struct FaceElement {
     int n = 0;
     int section = 0;
 };
+
+/// Sorted node list padded with -1: the same key for every node order of a face (insertion sort:
+/// std::sort on 4 entries trips GCC 12's -Warray-bounds).
+std::array<index_t, 4> face_key(const FaceElement& fe) {
+    std::array<index_t, 4> key{-1, -1, -1, -1};
+    for (int i = 0; i < fe.n; ++i) {
+        int j = i;
+        for (; j > 0 && key[j - 1] > fe.nodes[i]; --j) key[j] = key[j - 1];
+        key[j] = fe.nodes[i];
+    }
+    return key;
+}
 
 Mesh read(const std::string& path, double scale) {
     CgnsFile f(path);
@@ -244,7 +258,9 @@ Mesh read(const std::string& path, double scale) {
         raw.patch_names.push_back(pname);
         return static_cast<int>(raw.patch_names.size()) - 1;
     };
+    std::set<std::array<index_t, 4>> covered;  // faces some BC put into a patch
     auto add_face = [&](const FaceElement& fe, int patch) {
+        covered.insert(face_key(fe));
         BoundaryFaceSpec b;
         b.nodes.assign(fe.nodes.begin(), fe.nodes.begin() + fe.n);
         b.patch = patch;
@@ -264,15 +280,7 @@ Mesh read(const std::string& path, double scale) {
                 FaceElement fe;
                 fe.n = l.n;
                 for (int i = 0; i < l.n; ++i) fe.nodes[i] = cn[l.nodes[i]];
-                // sorted node key (insertion sort: std::sort on 4 entries trips GCC 12's
-                // -Warray-bounds)
-                std::array<index_t, 4> key{-1, -1, -1, -1};
-                for (int i = 0; i < l.n; ++i) {
-                    int j = i;
-                    for (; j > 0 && key[j - 1] > fe.nodes[i]; --j) key[j] = key[j - 1];
-                    key[j] = fe.nodes[i];
-                }
-                auto& slot = count[key];
+                auto& slot = count[face_key(fe)];
                 if (slot.first++ == 0) slot.second = fe;
             }
         }
@@ -350,19 +358,39 @@ Mesh read(const std::string& path, double scale) {
             }
         }
     }
-    if (n_bocos == 0) {
-        // No ZoneBC: every section with boundary elements is a patch named after the section.
-        for (int S = 1; S <= n_sections; ++S) {
-            if (section_has_faces[static_cast<std::size_t>(S)])
-                patch_of(section_names[static_cast<std::size_t>(S)]);
-        }
-        std::vector<std::pair<cgsize_t, FaceElement>> sorted(faces_by_element.begin(),
-                                                             faces_by_element.end());
-        std::sort(sorted.begin(), sorted.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Sections of face elements that no BC covers are patches named after the section: all of
+    // them without ZoneBC, and with ZoneBC the sections none of whose faces a BC lists (exporters
+    // that write a BC for some sections only; docs/decisions.md "CGNS boundary sections without a
+    // BC"). A section with faces only inside the domain (no cell boundary face) is no patch.
+    std::vector<std::pair<cgsize_t, FaceElement>> sorted(faces_by_element.begin(),
+                                                         faces_by_element.end());
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<char> section_free(static_cast<std::size_t>(n_sections) + 1, 1);
+    for (const auto& [id, fe] : sorted)
+        if (covered.count(face_key(fe))) section_free[static_cast<std::size_t>(fe.section)] = 0;
+    if (n_bocos > 0) {
+        std::set<std::array<index_t, 4>> on_boundary;
+        for (const FaceElement& fe : boundary_of_cells()) on_boundary.insert(face_key(fe));
+        std::vector<char> touches(static_cast<std::size_t>(n_sections) + 1, 0);
         for (const auto& [id, fe] : sorted)
-            add_face(fe, patch_of(section_names[static_cast<std::size_t>(fe.section)]));
+            if (on_boundary.count(face_key(fe))) touches[static_cast<std::size_t>(fe.section)] = 1;
+        for (int S = 1; S <= n_sections; ++S)
+            section_free[static_cast<std::size_t>(S)] &= touches[static_cast<std::size_t>(S)];
     }
+    for (int S = 1; S <= n_sections; ++S) {
+        const std::size_t s = static_cast<std::size_t>(S);
+        if (!section_has_faces[s] || !section_free[s]) continue;
+        patch_of(section_names[s]);
+        if (n_bocos > 0)
+            log::info(
+                "CGNS file '{}': element section '{}' has no boundary condition; its faces "
+                "form patch '{}'",
+                path, section_names[s], section_names[s]);
+    }
+    for (const auto& [id, fe] : sorted)
+        if (section_free[static_cast<std::size_t>(fe.section)])
+            add_face(fe, patch_of(section_names[static_cast<std::size_t>(fe.section)]));
     return detail::finish_raw_mesh(std::move(raw), scale, "CGNS file '" + path + "'");
 }
 

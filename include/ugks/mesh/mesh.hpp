@@ -96,9 +96,11 @@ struct BoundaryFaceSpec {
 /// (an inverted element gets a negative volume, reported by validate_mesh). Errors (InputError
 /// naming `source`): a cell of the wrong dimension or with a bad node index, a boundary face that
 /// is in no patch, a tagged face that is no face of any cell or is in two patches, a face shared by
-/// more than two cells.
+/// more than two cells. Messages name nodes by `node_label[i]` (a reader's file node numbers: Gmsh
+/// tags, CGNS 1-based vertex numbers) when given, else by the 0-based index.
 void build_faces_and_geometry(Mesh& mesh, const std::vector<BoundaryFaceSpec>& boundary_faces,
-                              const std::string& source);
+                              const std::string& source,
+                              const std::vector<index_t>& node_label = {});
 
 /// Reverse the node order of every 2D cell (triangle, quad) that is clockwise in the xy-plane, so
 /// that a 2D mesh generated on a surface with normal -z becomes positively oriented. Call before

@@ -690,6 +690,86 @@ TEST(CgnsReader, PatchesFromSectionsWithoutZoneBC) {
     }
 }
 
+TEST(CgnsReader, SectionsWithoutBCBecomePatchesNextToZoneBC) {
+    // ZoneBC covers only the xmin section; the xmax section and the section of the other sides
+    // have no BC: each becomes a patch named after the section (BC patches first).
+    const std::string dir = test::temp_dir("cgns_partial_bc");
+    const std::string path = dir + "/box.cgns";
+    std::vector<std::vector<cgsize_t>> others;
+    for (int axis = 1; axis < 3; ++axis)
+        for (int v : {0, 2}) {
+            auto s = box_side(axis, v);
+            others.insert(others.end(), s.begin(), s.end());
+        }
+    const std::vector<CgnsSection> sections = {{"cells", CGNS_ENUMV(HEXA_8), box_hexes()},
+                                               {"xmin_faces", CGNS_ENUMV(QUAD_4), box_side(0, 0)},
+                                               {"xmax_faces", CGNS_ENUMV(QUAD_4), box_side(0, 2)},
+                                               {"other_faces", CGNS_ENUMV(QUAD_4), others}};
+    write_cgns(path, 3, box_nodes(), sections, {{"inflow", {9, 12}, true}});
+    const Mesh m = read_cgns(path);
+    validate_mesh(m, path);
+    EXPECT_EQ(m.patch_names, (std::vector<std::string>{"inflow", "xmax_faces", "other_faces"}));
+    EXPECT_NEAR(patch_area(m, "inflow"), 4.0, 1e-13);
+    EXPECT_NEAR(patch_area(m, "xmax_faces"), 4.0, 1e-13);
+    EXPECT_NEAR(patch_area(m, "other_faces"), 16.0, 1e-13);
+    for (index_t f = 0; f < m.n_faces(); ++f)
+        if (m.face_patch[f] == m.patch_index("xmax_faces")) EXPECT_EQ(m.face_normal[f][0], 1.0);
+
+    // A BC of the same name as a section without BC joins it: one patch.
+    write_cgns(path, 3, box_nodes(), sections, {{"xmax_faces", {9, 12}, true}});
+    const Mesh j = read_cgns(path);
+    EXPECT_EQ(j.patch_names, (std::vector<std::string>{"xmax_faces", "other_faces"}));
+    EXPECT_NEAR(patch_area(j, "xmax_faces"), 8.0, 1e-13);
+}
+
+TEST(CgnsReaderErrors, FaceOfAPartlyCoveredSectionNamesFileNodeNumbers) {
+    // The BC lists the y sides (elements 17..24) of the section that also holds the z sides: the z
+    // sides are in no patch. The message gives the file's 1-based vertex numbers of the face.
+    const std::string dir = test::temp_dir("cgns_partly_covered");
+    const std::string path = dir + "/box.cgns";
+    std::vector<std::vector<cgsize_t>> others;
+    for (int axis = 1; axis < 3; ++axis)
+        for (int v : {0, 2}) {
+            auto s = box_side(axis, v);
+            others.insert(others.end(), s.begin(), s.end());
+        }
+    write_cgns(path, 3, box_nodes(),
+               {{"cells", CGNS_ENUMV(HEXA_8), box_hexes()},
+                {"xmin_faces", CGNS_ENUMV(QUAD_4), box_side(0, 0)},
+                {"xmax_faces", CGNS_ENUMV(QUAD_4), box_side(0, 2)},
+                {"other_faces", CGNS_ENUMV(QUAD_4), others}},
+               {{"inflow", {9, 12}, true}, {"sides", {17, 24}, true}});
+    const std::string msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+    EXPECT_NE(msg.find("belongs to no boundary patch"), std::string::npos) << msg;
+    // "nodes [a, b, c, d] at (x, y, z)": the mean of the named (1-based) nodes is the point
+    const auto open = msg.find("nodes ["), close = msg.find("] at (");
+    ASSERT_NE(open, std::string::npos) << msg;
+    ASSERT_NE(close, std::string::npos) << msg;
+    std::vector<long> ids;
+    {
+        std::string list = msg.substr(open + 7, close - open - 7);
+        std::replace(list.begin(), list.end(), ',', ' ');
+        std::istringstream in(list);
+        for (long v; in >> v;) ids.push_back(v);
+    }
+    ASSERT_EQ(ids.size(), 4u) << msg;
+    std::string pt = msg.substr(close + 6);
+    std::replace(pt.begin(), pt.end(), ',', ' ');
+    std::istringstream pin(pt);
+    Vec3 at{};
+    pin >> at[0] >> at[1] >> at[2];
+    const std::vector<Vec3> x = box_nodes();
+    Vec3 mean{0, 0, 0};
+    for (long v : ids) {
+        ASSERT_GE(v, 1) << msg;
+        ASSERT_LE(v, 27) << msg;
+        for (int d = 0; d < 3; ++d) mean[d] += 0.25 * x[static_cast<std::size_t>(v - 1)][d];
+    }
+    for (int d = 0; d < 3; ++d) EXPECT_NEAR(mean[d], at[d], 1e-12) << msg;
+    EXPECT_TRUE(at[2] == 0.0 || at[2] == 2.0) << msg;  // a z side
+}
+
 // L-shaped domain of three unit cubes: A = [0,1]^3 one hexahedron; B = [1,2]x[0,1]^2 five pyramids
 // from its centre plus two tetrahedra on its x = 2 side; C = [0,1]^2x[1,2] two prisms. One MIXED
 // section. One pyramid and both prisms are written mirrored (negative Jacobian): the reader must
