@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -88,6 +89,166 @@ private:
     int m_fn = -1;
 };
 
+/// How the stored coordinates of one axis become metres: x_m = (stored * scale + offset) * unit.
+struct AxisUnits {
+    double scale = 1, offset = 0;  // DataConversion (raw = stored * scale + offset)
+    double unit = 1;               // metres per raw unit
+    std::string text;              // for the log line
+};
+
+// Metres per LengthUnits_t value; 0 for Null (none given), -1 for UserDefined (unknown size).
+double metres_per(CGNS_ENUMT(LengthUnits_t) u) {
+    switch (u) {
+        case CGNS_ENUMV(Meter):
+            return 1.0;
+        case CGNS_ENUMV(Centimeter):
+            return 0.01;
+        case CGNS_ENUMV(Millimeter):
+            return 0.001;
+        case CGNS_ENUMV(Foot):
+            return 0.3048;
+        case CGNS_ENUMV(Inch):
+            return 0.0254;
+        case CGNS_ENUMV(LengthUnitsNull):
+            return 0.0;
+        default:
+            return -1.0;
+    }
+}
+
+// Two or five numbers of a DataConversion or DimensionalExponents node at the current cg_goto
+// position, whatever their stored precision.
+template <class Info, class Read>
+bool read_reals(const CgnsFile& f, Info info, Read read, int n, double* out,
+                const std::string& what) {
+    CGNS_ENUMT(DataType_t) type;
+    const int st = info(&type);
+    if (st == CG_NODE_NOT_FOUND) return false;
+    f.check(st, "reading the " + what);
+    if (type == CGNS_ENUMV(RealSingle)) {
+        float v[5] = {0, 0, 0, 0, 0};
+        f.check(read(v), "reading the " + what);
+        for (int i = 0; i < n; ++i) out[i] = v[i];
+    } else {
+        f.check(read(out), "reading the " + what);
+    }
+    return true;
+}
+
+/// The units of coordinate array `cname` of zone Z (CGNS SIDS 4.3-4.4 and 5.1: the DataClass and
+/// DimensionalUnits nearest to the array win, array over GridCoordinates over zone over base;
+/// DataConversion and DimensionalExponents belong to the array). Rules: docs/usage.md "Mesh
+/// files", docs/decisions.md "CGNS length units".
+AxisUnits coordinate_units(const CgnsFile& f, int B, int Z, const std::string& zone,
+                           const char* cname) {
+    const int fn = f.fn();
+    CGNS_ENUMT(DataClass_t) dclass = CGNS_ENUMV(DataClassNull);
+    CGNS_ENUMT(LengthUnits_t) length = CGNS_ENUMV(LengthUnitsNull);
+    std::string class_at, units_at;
+    bool have_class = false, have_units = false;
+    const std::string levels[4] = {"array " + std::string(cname), "GridCoordinates",
+                                   "zone '" + zone + "'", "base"};
+    for (int level = 0; level < 4 && !(have_class && have_units); ++level) {
+        int st = CG_OK;
+        if (level == 0)
+            st = cg_goto(fn, B, "Zone_t", Z, "GridCoordinates_t", 1, cname, 0, "end");
+        else if (level == 1)
+            st = cg_goto(fn, B, "Zone_t", Z, "GridCoordinates_t", 1, "end");
+        else if (level == 2)
+            st = cg_goto(fn, B, "Zone_t", Z, "end");
+        else
+            st = cg_goto(fn, B, "end");
+        if (st != CG_OK) continue;
+        if (!have_class) {
+            CGNS_ENUMT(DataClass_t) c;
+            const int r = cg_dataclass_read(&c);
+            if (r == CG_OK) {
+                dclass = c;
+                class_at = levels[level];
+                have_class = true;
+            } else if (r != CG_NODE_NOT_FOUND) {
+                f.check(r, "reading the DataClass of the " + levels[level]);
+            }
+        }
+        if (!have_units) {
+            CGNS_ENUMT(MassUnits_t) mass;
+            CGNS_ENUMT(LengthUnits_t) len;
+            CGNS_ENUMT(TimeUnits_t) time;
+            CGNS_ENUMT(TemperatureUnits_t) temp;
+            CGNS_ENUMT(AngleUnits_t) angle;
+            const int r = cg_units_read(&mass, &len, &time, &temp, &angle);
+            if (r == CG_OK) {
+                length = len;
+                units_at = levels[level];
+                have_units = true;
+            } else if (r != CG_NODE_NOT_FOUND) {
+                f.check(r, "reading the DimensionalUnits of the " + levels[level]);
+            }
+        }
+    }
+
+    AxisUnits u;
+    const std::string where = std::string(cname) + " of zone '" + zone + "'";
+    f.check(cg_goto(fn, B, "Zone_t", Z, "GridCoordinates_t", 1, cname, 0, "end"),
+            "going to " + where);
+    double ex[5] = {0, 0, 0, 0, 0};
+    if (read_reals(f, cg_exponents_info, cg_exponents_read, 5, ex,
+                   "DimensionalExponents of " + where)) {
+        if (ex[0] != 0 || ex[1] != 1 || ex[2] != 0 || ex[3] != 0 || ex[4] != 0) {
+            f.fail(where +
+                   " has DimensionalExponents (mass, length, time, temperature, angle) = (" +
+                   detail::num(ex[0]) + ", " + detail::num(ex[1]) + ", " + detail::num(ex[2]) +
+                   ", " + detail::num(ex[3]) + ", " + detail::num(ex[4]) +
+                   "), not those of a length (0, 1, 0, 0, 0)");
+        }
+    }
+    double conv[2] = {1, 0};
+    const bool converted = read_reals(f, cg_conversion_info, cg_conversion_read, 2, conv,
+                                      "DataConversion of " + where);
+    const bool nondimensional = dclass == CGNS_ENUMV(NormalizedByUnknownDimensional) ||
+                                dclass == CGNS_ENUMV(NondimensionalParameter) ||
+                                dclass == CGNS_ENUMV(DimensionlessConstant);
+    if (nondimensional) {
+        u.text = std::string("nondimensional (DataClass ") + cg_DataClassName(dclass) + " of the " +
+                 class_at + "): used as stored";
+        return u;
+    }
+    if (dclass == CGNS_ENUMV(NormalizedByDimensional) && !converted) {
+        f.fail(where + " is NormalizedByDimensional (DataClass of the " + class_at +
+               ") without a DataConversion: the reference length it is normalized by is not "
+               "known to this reader");
+    }
+    if (converted) {
+        if (!std::isfinite(conv[0]) || !std::isfinite(conv[1]) || conv[0] == 0) {
+            f.fail(where + " has DataConversion (ConversionScale, ConversionOffset) = (" +
+                   detail::num(conv[0]) + ", " + detail::num(conv[1]) +
+                   "): the scale must be a finite non-zero number");
+        }
+        u.scale = conv[0];
+        u.offset = conv[1];
+    }
+    const double m = have_units ? metres_per(length) : 0.0;
+    if (m < 0) {
+        f.fail(where + " has LengthUnits " + cg_LengthUnitsName(length) +
+               " (DimensionalUnits of the " + units_at +
+               "): its size in metres is unknown; give Meter, Centimeter, Millimeter, "
+               "Foot or Inch (or no DimensionalUnits and mesh.scale)");
+    }
+    std::string conv_text;
+    if (converted)
+        conv_text =
+            ", DataConversion scale " + detail::num(u.scale) + " offset " + detail::num(u.offset);
+    if (m == 0) {
+        u.text = "no length unit given: used as stored" + conv_text;
+    } else {
+        u.unit = m;
+        u.text = std::string("LengthUnits ") + cg_LengthUnitsName(length) +
+                 " (DimensionalUnits of the " + units_at + "), x " + detail::num(m) + " to metres" +
+                 conv_text;
+    }
+    return u;
+}
+
 /// A face element of a section, kept for ZoneBC lookups by element number.
 struct FaceElement {
     std::array<index_t, 4> nodes{};
@@ -148,6 +309,7 @@ Mesh read(const std::string& path, double scale) {
         std::vector<double> buf(static_cast<std::size_t>(n_vertex));
         const char* axes[3] = {"CoordinateX", "CoordinateY", "CoordinateZ"};
         bool found[3] = {false, false, false};
+        std::vector<std::string> unit_text;  // per axis read, for the log line
         for (int c = 1; c <= n_coords; ++c) {
             CGNS_ENUMT(DataType_t) dtype;
             char cname[64] = {0};
@@ -158,13 +320,27 @@ Mesh read(const std::string& path, double scale) {
                 f.check(cg_coord_read(fn, B, Z, cname, CGNS_ENUMV(RealDouble), &rmin, &rmax,
                                       buf.data()),
                         std::string("reading ") + cname);
+                const AxisUnits u = coordinate_units(f, B, Z, zone_name, cname);
                 for (cgsize_t i = 0; i < n_vertex; ++i)
-                    raw.nodes[static_cast<std::size_t>(i)][d] = buf[i];
+                    raw.nodes[static_cast<std::size_t>(i)][d] =
+                        (buf[i] * u.scale + u.offset) * u.unit;
+                unit_text.push_back(std::string(cname) + ": " + u.text);
                 found[d] = true;
             }
         }
         for (int d = 0; d < cell_dim; ++d)
             if (!found[d]) f.fail(std::string("zone '") + zone_name + "' has no " + axes[d]);
+        // One line when every axis has the same units, else one part per axis.
+        bool same = true;
+        for (const std::string& t : unit_text)
+            same = same && t.substr(t.find(':')) == unit_text[0].substr(unit_text[0].find(':'));
+        std::string text;
+        if (same && !unit_text.empty()) {
+            text = "coordinates" + unit_text[0].substr(unit_text[0].find(':'));
+        } else {
+            for (const std::string& t : unit_text) text += (text.empty() ? "" : "; ") + t;
+        }
+        log::info("CGNS file '{}', zone '{}': {}", path, zone_name, text);
     }
 
     // Element sections: cells of the base's cell dimension, faces of dimension cell_dim - 1.

@@ -30,6 +30,14 @@ struct RawMesh {
     }
 };
 
+/// A number for messages: up to 10 significant digits, no trailing zeros.
+inline std::string num(double v) {
+    std::ostringstream os;
+    os.precision(10);
+    os << v;
+    return os.str();
+}
+
 inline double det3(const Vec3& a, const Vec3& b, const Vec3& c) {
     return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
            a[2] * (b[0] * c[1] - b[1] * c[0]);

@@ -37,7 +37,11 @@ Mesh read_gmsh(const std::string& path, double scale = 1.0);
 /// cells. Patches from ZoneBC: PointRange/PointList of face elements (FaceCenter/EdgeCenter,
 /// ElementRange/ElementList) or of vertices (Vertex: the cell faces whose nodes are all listed),
 /// named by the BC's FamilyName if any, else by the BC name (BCs of one family form one patch);
-/// without ZoneBC, every section of boundary elements is a patch named after the section.
+/// a section of boundary elements none of whose faces a BC lists (all of them without ZoneBC) is a
+/// patch named after the section. Coordinates are converted to metres when the file gives a length
+/// unit (DimensionalUnits LengthUnits Meter, Centimeter, Millimeter, Foot, Inch, the nearest of
+/// array, GridCoordinates, zone and base; DataConversion applied; nondimensional DataClass: used as
+/// stored; rules in docs/usage.md "Mesh files"), then multiplied by `scale`.
 /// Post-processing and errors as read_gmsh. Builds without the CGNS library throw InputError "this
 /// build has no CGNS support".
 Mesh read_cgns(const std::string& path, double scale = 1.0);

@@ -526,9 +526,10 @@ int element_dim(CGNS_ENUMT(ElementType_t) t) {
 }
 
 /// Write one base with one unstructured zone; element numbers run over the sections in order.
+/// `extra(fn, B, Z)` runs after each zone is written (units, data classes, connectivity).
 void write_cgns(const std::string& path, int cell_dim, const std::vector<Vec3>& nodes,
                 const std::vector<CgnsSection>& sections, const std::vector<CgnsBoco>& bocos,
-                int n_zones = 1) {
+                int n_zones = 1, const std::function<void(int, int, int)>& extra = {}) {
     int fn = 0, B = 0;
     cg_ok(cg_open(path.c_str(), CG_MODE_WRITE, &fn), "cg_open");
     cg_ok(cg_base_write(fn, "Base", cell_dim, cell_dim == 3 ? 3 : 2, &B), "cg_base_write");
@@ -585,6 +586,7 @@ void write_cgns(const std::string& path, int cell_dim, const std::vector<Vec3>& 
                 cg_ok(cg_famname_write(b.family.c_str()), "cg_famname_write");
             }
         }
+        if (extra) extra(fn, B, Z);
     }
     cg_ok(cg_close(fn), "cg_close");
 }
@@ -993,6 +995,166 @@ TEST(CgnsReaderErrors, BocoListsAnUnknownElement) {
     const std::string msg = input_error([&] { read_cgns(path); });
     EXPECT_NE(msg.find(path), std::string::npos) << msg;
     EXPECT_NE(msg.find("boundary condition 'inflow' lists element 13"), std::string::npos) << msg;
+}
+
+// ---- CGNS length units (docs/usage.md "Mesh files")
+
+std::vector<CgnsSection> box_sections() {
+    std::vector<CgnsSection> sections = {{"cells", CGNS_ENUMV(HEXA_8), box_hexes()}};
+    for (int axis = 0; axis < 3; ++axis)
+        for (int v : {0, 2})
+            sections.push_back({std::string("xyz")[axis] + std::string(v ? "max" : "min"),
+                                CGNS_ENUMV(QUAD_4), box_side(axis, v)});
+    return sections;
+}
+
+std::vector<Vec3> scaled(std::vector<Vec3> x, double s, double offset = 0) {
+    for (Vec3& p : x)
+        for (double& c : p) c = c * s + offset;
+    return x;
+}
+
+void write_units(CGNS_ENUMT(LengthUnits_t) u) {
+    cg_ok(cg_units_write(CGNS_ENUMV(Kilogram), u, CGNS_ENUMV(Second), CGNS_ENUMV(Kelvin),
+                         CGNS_ENUMV(Radian)),
+          "cg_units_write");
+}
+
+/// cg_goto to the base (Z = 0), the zone, or a coordinate array of the zone (name).
+void go(int fn, int B, int Z = 0, const char* array = nullptr) {
+    if (Z == 0)
+        cg_ok(cg_goto(fn, B, "end"), "cg_goto base");
+    else if (array == nullptr)
+        cg_ok(cg_goto(fn, B, "Zone_t", Z, "end"), "cg_goto zone");
+    else
+        cg_ok(cg_goto(fn, B, "Zone_t", Z, "GridCoordinates_t", 1, array, 0, "end"),
+              "cg_goto array");
+}
+
+void expect_same_geometry(const Mesh& a, const Mesh& b, double tol) {
+    ASSERT_EQ(a.n_nodes(), b.n_nodes());
+    for (index_t i = 0; i < a.n_nodes(); ++i)
+        for (int d = 0; d < 3; ++d) EXPECT_NEAR(a.nodes[i][d], b.nodes[i][d], tol) << "node " << i;
+    ASSERT_EQ(a.n_cells(), b.n_cells());
+    for (index_t c = 0; c < a.n_cells(); ++c)
+        EXPECT_NEAR(a.cell_volume[c], b.cell_volume[c], tol * tol * tol) << "cell " << c;
+    EXPECT_EQ(a.patch_names, b.patch_names);
+    EXPECT_EQ(a.face_patch, b.face_patch);
+}
+
+TEST(CgnsUnits, MillimetreInchAndMetreFilesGiveTheSameMetres) {
+    const std::string dir = test::temp_dir("cgns_units");
+    // the [0, 2 mm]^3 box written in metres, in millimetres (base units) and in inches (zone
+    // units over base units Meter)
+    write_cgns(dir + "/m.cgns", 3, scaled(box_nodes(), 1e-3), box_sections(), {}, 1,
+               [](int fn, int B, int) {
+                   go(fn, B);
+                   write_units(CGNS_ENUMV(Meter));
+               });
+    write_cgns(dir + "/mm.cgns", 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int) {
+        go(fn, B);
+        write_units(CGNS_ENUMV(Millimeter));
+    });
+    write_cgns(dir + "/in.cgns", 3, scaled(box_nodes(), 1e-3 / 0.0254), box_sections(), {}, 1,
+               [](int fn, int B, int Z) {
+                   go(fn, B);
+                   write_units(CGNS_ENUMV(Meter));
+                   go(fn, B, Z);
+                   write_units(CGNS_ENUMV(Inch));
+               });
+    const Mesh m = read_cgns(dir + "/m.cgns");
+    const Mesh mm = read_cgns(dir + "/mm.cgns");
+    const Mesh in = read_cgns(dir + "/in.cgns");
+    EXPECT_NEAR(total_volume(m), 8e-9, 1e-22);
+    EXPECT_NEAR(total_volume(mm), 8e-9, 1e-22);
+    EXPECT_EQ(mm.nodes[26], (Vec3{2e-3, 2e-3, 2e-3}));
+    expect_same_geometry(mm, m, 1e-18);
+    expect_same_geometry(in, m, 1e-18);
+    EXPECT_NEAR(patch_area(mm, "xmax"), 4e-6, 1e-19);
+    // mesh.scale multiplies the metres
+    const Mesh half = read_cgns(dir + "/mm.cgns", 0.5);
+    EXPECT_NEAR(total_volume(half), 1e-9, 1e-22);
+    // without units the stored numbers are used as they are (2 x 2 x 2)
+    write_cgns(dir + "/none.cgns", 3, box_nodes(), box_sections(), {});
+    EXPECT_NEAR(total_volume(read_cgns(dir + "/none.cgns")), 8.0, 1e-13);
+}
+
+TEST(CgnsUnits, ArrayUnitsDataConversionAndExponents) {
+    // CoordinateX stored as (x_mm - 5) / 2 with DataConversion (2, 5) and array units Millimeter;
+    // Y in centimetres (array units over the base's Meter) with DimensionalExponents of a length;
+    // Z in metres from the base.
+    const std::string dir = test::temp_dir("cgns_units_array");
+    std::vector<Vec3> x = box_nodes();  // the box in mm
+    for (Vec3& p : x) {
+        p[0] = (p[0] - 5.0) / 2.0;
+        p[1] = p[1] * 0.1;
+        p[2] = p[2] * 1e-3;
+    }
+    write_cgns(dir + "/a.cgns", 3, x, box_sections(), {}, 1, [](int fn, int B, int Z) {
+        go(fn, B);
+        write_units(CGNS_ENUMV(Meter));
+        go(fn, B, Z, "CoordinateX");
+        cg_ok(cg_dataclass_write(CGNS_ENUMV(NormalizedByDimensional)), "dataclass");
+        write_units(CGNS_ENUMV(Millimeter));
+        const double conv[2] = {2.0, 5.0};
+        cg_ok(cg_conversion_write(CGNS_ENUMV(RealDouble), conv), "conversion");
+        go(fn, B, Z, "CoordinateY");
+        write_units(CGNS_ENUMV(Centimeter));
+        const float ex[5] = {0, 1, 0, 0, 0};
+        cg_ok(cg_exponents_write(CGNS_ENUMV(RealSingle), ex), "exponents");
+    });
+    write_cgns(dir + "/m.cgns", 3, scaled(box_nodes(), 1e-3), box_sections(), {});
+    expect_same_geometry(read_cgns(dir + "/a.cgns"), read_cgns(dir + "/m.cgns"), 1e-18);
+}
+
+TEST(CgnsUnits, NondimensionalDataClassIsUsedAsStored) {
+    // DataClass NormalizedByUnknownDimensional on the zone: the base's Millimeter does not apply
+    const std::string dir = test::temp_dir("cgns_units_nondim");
+    write_cgns(dir + "/n.cgns", 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int Z) {
+        go(fn, B);
+        write_units(CGNS_ENUMV(Millimeter));
+        go(fn, B, Z);
+        cg_ok(cg_dataclass_write(CGNS_ENUMV(NormalizedByUnknownDimensional)), "dataclass");
+    });
+    const Mesh m = read_cgns(dir + "/n.cgns");
+    EXPECT_NEAR(total_volume(m), 8.0, 1e-13);
+    EXPECT_EQ(m.nodes[26], (Vec3{2, 2, 2}));
+}
+
+TEST(CgnsUnitsErrors, UnknownUnitNormalizedWithoutConversionAndNotALength) {
+    const std::string dir = test::temp_dir("cgns_units_bad");
+    const std::string path = dir + "/b.cgns";
+    write_cgns(path, 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int) {
+        go(fn, B);
+        write_units(CGNS_ENUMV(LengthUnitsUserDefined));
+    });
+    std::string msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find("CGNS file '" + path +
+                       "': CoordinateX of zone 'Zone1' has LengthUnits "
+                       "UserDefined (DimensionalUnits of the base): its size in metres is unknown"),
+              std::string::npos)
+        << msg;
+
+    write_cgns(path, 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int Z) {
+        go(fn, B, Z);
+        cg_ok(cg_dataclass_write(CGNS_ENUMV(NormalizedByDimensional)), "dataclass");
+    });
+    msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find("CoordinateX of zone 'Zone1' is NormalizedByDimensional (DataClass of the "
+                       "zone 'Zone1') without a DataConversion"),
+              std::string::npos)
+        << msg;
+
+    write_cgns(path, 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int Z) {
+        go(fn, B, Z, "CoordinateY");
+        const double ex[5] = {1, 0, 0, 0, 0};
+        cg_ok(cg_exponents_write(CGNS_ENUMV(RealDouble), ex), "exponents");
+    });
+    msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find("CoordinateY of zone 'Zone1' has DimensionalExponents (mass, length, time, "
+                       "temperature, angle) = (1, 0, 0, 0, 0), not those of a length"),
+              std::string::npos)
+        << msg;
 }
 
 #else
