@@ -483,4 +483,73 @@ void check_patches(const Mesh& mesh, const std::vector<std::string>& case_patche
     throw InputError(os.str());
 }
 
+bool is_patch_pattern(const std::string& key) {
+    return key.find_first_of("*?[") != std::string::npos;
+}
+
+namespace {
+// A bracket expression at p (p[0] == '['): whether it is well formed, its end (past ']') and
+// whether c is in it.
+bool bracket(const char* p, char c, const char** end, bool* in) {
+    const char* q = p + 1;
+    const bool negate = *q == '!' || *q == '^';
+    if (negate) ++q;
+    bool hit = false;
+    bool first = true;
+    while (*q && (*q != ']' || first)) {
+        first = false;
+        char lo = *q;
+        if (lo == '\\' && q[1]) lo = *++q;
+        char hi = lo;
+        if (q[1] == '-' && q[2] && q[2] != ']') {
+            q += 2;
+            hi = *q;
+            if (hi == '\\' && q[1]) hi = *++q;
+        }
+        if (lo <= c && c <= hi) hit = true;
+        ++q;
+    }
+    if (*q != ']') return false;  // no closing bracket: a literal '['
+    *end = q + 1;
+    *in = hit != negate;
+    return true;
+}
+
+bool glob(const char* p, const char* s) {
+    while (*p) {
+        if (*p == '*') {
+            while (*p == '*') ++p;
+            if (!*p) return true;
+            for (; *s; ++s)
+                if (glob(p, s)) return true;
+            return false;
+        }
+        if (*p == '?') {
+            if (!*s) return false;
+            ++p, ++s;
+            continue;
+        }
+        if (*p == '[') {
+            const char* end = nullptr;
+            bool in = false;
+            if (*s && bracket(p, *s, &end, &in)) {
+                if (!in) return false;
+                p = end, ++s;
+                continue;
+            }
+            if (!*s) return false;
+            // a '[' without ']' matches itself
+        }
+        if (*p == '\\' && p[1]) ++p;
+        if (*p != *s) return false;
+        ++p, ++s;
+    }
+    return !*s;
+}
+}  // namespace
+
+bool patch_pattern_match(const std::string& pattern, const std::string& name) {
+    return glob(pattern.c_str(), name.c_str());
+}
+
 }  // namespace ugks

@@ -131,6 +131,16 @@ void validate_mesh(const Mesh& mesh, const std::string& source);
 /// periodic direction needs at least 2 cells across). No-op for an empty list.
 void connect_periodic(Mesh& mesh, const std::vector<std::pair<std::string, std::string>>& pairs);
 
+/// Whether a name in the case file (a `boundaries` key, an overset `walls` entry) is a pattern of
+/// patch names: it has one of * ? [ (docs/usage.md
+/// "Patch patterns").
+bool is_patch_pattern(const std::string& key);
+
+/// fnmatch-style match of a whole patch name: `*` any run of characters, `?` one character,
+/// `[abc]`, `[a-z]`, `[!a-z]` (or `[^...]`) one character of (not of) the set, a backslash makes
+/// the next character literal; a `[` without its `]` is a literal `[`.
+bool patch_pattern_match(const std::string& pattern, const std::string& name);
+
 /// Every patch named in the case must exist in the mesh and vice versa (InputError listing both
 /// sets).
 void check_patches(const Mesh& mesh, const std::vector<std::string>& case_patches,
