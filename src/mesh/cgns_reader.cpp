@@ -1,5 +1,7 @@
-// CGNS reader (mid-level library): first base, one unstructured zone, linear element sections (also
-// MIXED), boundary patches from ZoneBC or, without ZoneBC, from the boundary element sections.
+// CGNS reader (mid-level library): first base, its unstructured zones (merged by coincident
+// vertices), linear element sections (also MIXED), boundary patches from ZoneBC and from the
+// boundary element sections no BC covers; coordinates in metres from DimensionalUnits
+// (docs/usage.md "Mesh files").
 #include <fstream>
 #include <string>
 
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -268,41 +271,63 @@ std::array<index_t, 4> face_key(const FaceElement& fe) {
     return key;
 }
 
-Mesh read(const std::string& path, double scale) {
-    CgnsFile f(path);
-    const int fn = f.fn();
-    int n_bases = 0;
-    f.check(cg_nbases(fn, &n_bases), "reading the number of bases");
-    if (n_bases < 1) f.fail("no CGNSBase_t node");
-    const int B = 1;  // the first base
-    char name[64] = {0};
-    int cell_dim = 0, phys_dim = 0;
-    f.check(cg_base_read(fn, B, name, &cell_dim, &phys_dim), "reading base 1");
-    if (cell_dim < 1 || cell_dim > 3)
-        f.fail("base '" + std::string(name) + "' has cell dimension " + std::to_string(cell_dim) +
-               " (must be 1, 2 or 3)");
-    int n_zones = 0;
-    f.check(cg_nzones(fn, B, &n_zones), "reading the number of zones");
-    if (n_zones != 1) {
-        f.fail("base '" + std::string(name) + "' has " + std::to_string(n_zones) +
-               " zones; only a single unstructured zone is supported (merge the zones)");
+/// A zone's place in the merged mesh.
+struct ZoneRange {
+    std::string name;
+    index_t first_node = 0;
+    std::size_t first_cell = 0, end_cell = 0;
+};
+
+/// The cell faces that only one cell of [first, end) has (the cells' own boundary), with their
+/// nodes in the cell's order.
+std::vector<FaceElement> cell_boundary(const detail::RawMesh& raw, std::size_t first,
+                                       std::size_t end) {
+    std::map<std::array<index_t, 4>, std::pair<int, FaceElement>> count;
+    for (std::size_t c = first; c < end; ++c) {
+        const index_t* cn = raw.cell_nodes.data() + raw.cell_node_offsets[c];
+        for (int lf = 0; lf < cell_num_faces(raw.cell_type[c]); ++lf) {
+            const LocalFace l = cell_local_face(raw.cell_type[c], lf);
+            FaceElement fe;
+            fe.n = l.n;
+            for (int i = 0; i < l.n; ++i) fe.nodes[i] = cn[l.nodes[i]];
+            auto& slot = count[face_key(fe)];
+            if (slot.first++ == 0) slot.second = fe;
+        }
     }
-    const int Z = 1;
+    std::vector<FaceElement> out;
+    for (const auto& [key, slot] : count)
+        if (slot.first == 1) out.push_back(slot.second);
+    return out;
+}
+
+/// Append zone Z (unstructured) to `raw`: its vertices (metres), cells, and the boundary faces of
+/// its BCs and of its sections without a BC. Node indices are global (offset by the nodes of the
+/// zones before); patches are shared by name over the zones.
+ZoneRange read_zone(const CgnsFile& f, const std::string& path, int B, int Z, int n_zones,
+                    int cell_dim, detail::RawMesh& raw) {
+    const int fn = f.fn();
     CGNS_ENUMT(ZoneType_t) zone_type;
-    f.check(cg_zone_type(fn, B, Z, &zone_type), "reading the zone type");
+    f.check(cg_zone_type(fn, B, Z, &zone_type), "reading the type of zone " + std::to_string(Z));
     char zone_name[64] = {0};
     cgsize_t zone_size[9] = {0};
-    f.check(cg_zone_read(fn, B, Z, zone_name, zone_size), "reading the zone");
+    f.check(cg_zone_read(fn, B, Z, zone_name, zone_size), "reading zone " + std::to_string(Z));
     if (zone_type != CGNS_ENUMV(Unstructured)) {
         f.fail("zone '" + std::string(zone_name) +
-               "' is structured; only unstructured zones are supported");
+               "' is structured; only unstructured zones are supported (convert the structured "
+               "blocks to unstructured zones, e.g. hexahedra, in the mesh generator)");
     }
+    ZoneRange zr;
+    zr.name = zone_name;
+    zr.first_node = static_cast<index_t>(raw.nodes.size());
+    zr.first_cell = raw.cell_type.size();
+    const index_t node0 = zr.first_node;
+    // messages name the zone when there are several
+    const std::string in_zone = n_zones > 1 ? " of zone '" + zr.name + "'" : std::string();
     const cgsize_t n_vertex = zone_size[0];
     if (n_vertex < 1) f.fail("zone '" + std::string(zone_name) + "' has no vertices");
 
-    detail::RawMesh raw;
-    raw.dim = cell_dim;
-    raw.nodes.assign(static_cast<std::size_t>(n_vertex), Vec3{0, 0, 0});
+    raw.nodes.resize(raw.nodes.size() + static_cast<std::size_t>(n_vertex), Vec3{0, 0, 0});
+    for (cgsize_t i = 0; i < n_vertex; ++i) raw.node_label.push_back(static_cast<index_t>(i + 1));
     {
         int n_coords = 0;
         f.check(cg_ncoords(fn, B, Z, &n_coords), "reading the number of coordinate arrays");
@@ -322,7 +347,7 @@ Mesh read(const std::string& path, double scale) {
                         std::string("reading ") + cname);
                 const AxisUnits u = coordinate_units(f, B, Z, zone_name, cname);
                 for (cgsize_t i = 0; i < n_vertex; ++i)
-                    raw.nodes[static_cast<std::size_t>(i)][d] =
+                    raw.nodes[static_cast<std::size_t>(node0 + i)][d] =
                         (buf[i] * u.scale + u.offset) * u.unit;
                 unit_text.push_back(std::string(cname) + ": " + u.text);
                 found[d] = true;
@@ -357,7 +382,7 @@ Mesh read(const std::string& path, double scale) {
         f.check(cg_section_read(fn, B, Z, S, sname, &stype, &start, &end, &n_bnd, &parent_flag),
                 "reading element section " + std::to_string(S));
         section_names[static_cast<std::size_t>(S)] = sname;
-        const std::string where = "element section '" + std::string(sname) + "'";
+        const std::string where = "element section '" + std::string(sname) + "'" + in_zone;
         cgsize_t data_size = 0;
         f.check(cg_ElementDataSize(fn, B, Z, S, &data_size), "reading the size of " + where);
         const cgsize_t n_elem = end - start + 1;
@@ -402,7 +427,7 @@ Mesh read(const std::string& path, double scale) {
                            std::to_string(node) + ", but the zone has " + std::to_string(n_vertex) +
                            " vertices (1-based)");
                 }
-                v[i] = static_cast<index_t>(node - 1);
+                v[i] = node0 + static_cast<index_t>(node - 1);
             }
             if (lt.dim == cell_dim) {
                 raw.cell_type.push_back(lt.cell);
@@ -420,8 +445,9 @@ Mesh read(const std::string& path, double scale) {
             }
         }
     }
-    if (raw.cell_type.empty()) {
-        f.fail("no elements of the base's cell dimension " + std::to_string(cell_dim) +
+    zr.end_cell = raw.cell_type.size();
+    if (zr.end_cell == zr.first_cell) {
+        f.fail("no elements of the base's cell dimension " + std::to_string(cell_dim) + in_zone +
                " (the volume elements are missing)");
     }
 
@@ -442,27 +468,13 @@ Mesh read(const std::string& path, double scale) {
         b.patch = patch;
         raw.faces.push_back(std::move(b));
     };
-    // Vertex BCs need the boundary faces of the cells: collected lazily.
-    std::vector<FaceElement> cell_boundary;
-    bool have_cell_boundary = false;
+    // Vertex BCs need the boundary faces of the zone's cells: collected lazily.
+    std::vector<FaceElement> zone_boundary;
+    bool have_zone_boundary = false;
     auto boundary_of_cells = [&]() -> const std::vector<FaceElement>& {
-        if (have_cell_boundary) return cell_boundary;
-        have_cell_boundary = true;
-        std::map<std::array<index_t, 4>, std::pair<int, FaceElement>> count;
-        for (std::size_t c = 0; c < raw.cell_type.size(); ++c) {
-            const index_t* cn = raw.cell_nodes.data() + raw.cell_node_offsets[c];
-            for (int lf = 0; lf < cell_num_faces(raw.cell_type[c]); ++lf) {
-                const LocalFace l = cell_local_face(raw.cell_type[c], lf);
-                FaceElement fe;
-                fe.n = l.n;
-                for (int i = 0; i < l.n; ++i) fe.nodes[i] = cn[l.nodes[i]];
-                auto& slot = count[face_key(fe)];
-                if (slot.first++ == 0) slot.second = fe;
-            }
-        }
-        for (const auto& [key, slot] : count)
-            if (slot.first == 1) cell_boundary.push_back(slot.second);
-        return cell_boundary;
+        if (!have_zone_boundary) zone_boundary = cell_boundary(raw, zr.first_cell, zr.end_cell);
+        have_zone_boundary = true;
+        return zone_boundary;
     };
 
     for (int BC = 1; BC <= n_bocos; ++BC) {
@@ -476,7 +488,7 @@ Mesh read(const std::string& path, double scale) {
         f.check(cg_boco_info(fn, B, Z, BC, bname, &btype, &ptype, &n_pnts, normal_index,
                              &normal_list_size, &normal_dtype, &n_datasets),
                 "reading boundary condition " + std::to_string(BC));
-        const std::string where = "boundary condition '" + std::string(bname) + "'";
+        const std::string where = "boundary condition '" + std::string(bname) + "'" + in_zone;
         CGNS_ENUMT(GridLocation_t) loc = CGNS_ENUMV(Vertex);
         f.check(cg_boco_gridlocation_read(fn, B, Z, BC, &loc),
                 "reading the GridLocation of " + where);
@@ -529,7 +541,7 @@ Mesh read(const std::string& path, double scale) {
             for (const FaceElement& fe : boundary_of_cells()) {
                 bool all = true;
                 for (int i = 0; i < fe.n; ++i)
-                    all = all && in[static_cast<std::size_t>(fe.nodes[i])];
+                    all = all && in[static_cast<std::size_t>(fe.nodes[i] - node0)];
                 if (all) add_face(fe, patch);
             }
         }
@@ -560,13 +572,231 @@ Mesh read(const std::string& path, double scale) {
         patch_of(section_names[s]);
         if (n_bocos > 0)
             log::info(
-                "CGNS file '{}': element section '{}' has no boundary condition; its faces "
+                "CGNS file '{}': element section '{}'{} has no boundary condition; its faces "
                 "form patch '{}'",
-                path, section_names[s], section_names[s]);
+                path, section_names[s], in_zone, section_names[s]);
     }
     for (const auto& [id, fe] : sorted)
         if (section_free[static_cast<std::size_t>(fe.section)])
             add_face(fe, patch_of(section_names[static_cast<std::size_t>(fe.section)]));
+    return zr;
+}
+
+/// Merge the coincident vertices of different zones (multi-block exports repeat the interface
+/// vertices in every zone): two vertices of different zones are one when they are closer than
+/// kMergeTolerance times the shorter of their local sizes (the shortest distance between two
+/// vertices of a cell around each). Returns the representative of every node (itself when kept)
+/// and the number merged.
+constexpr double kMergeTolerance = 1e-6;
+
+index_t merge_zone_vertices(const detail::RawMesh& raw, const std::vector<ZoneRange>& zones,
+                            std::vector<index_t>& rep) {
+    const std::size_t n = raw.nodes.size();
+    std::vector<double> h(n, std::numeric_limits<double>::infinity());
+    for (std::size_t c = 0; c < raw.cell_type.size(); ++c) {
+        const index_t b = raw.cell_node_offsets[c], e = raw.cell_node_offsets[c + 1];
+        for (index_t i = b; i < e; ++i)
+            for (index_t j = i + 1; j < e; ++j) {
+                const std::size_t u = static_cast<std::size_t>(raw.cell_nodes[i]);
+                const std::size_t v = static_cast<std::size_t>(raw.cell_nodes[j]);
+                const Vec3 d = detail::sub(raw.nodes[u], raw.nodes[v]);
+                const double l = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                h[u] = std::min(h[u], l);
+                h[v] = std::min(h[v], l);
+            }
+    }
+    std::vector<int> zone_of(n, 0);
+    for (std::size_t z = 0; z < zones.size(); ++z) {
+        const std::size_t end =
+            z + 1 < zones.size() ? static_cast<std::size_t>(zones[z + 1].first_node) : n;
+        for (std::size_t i = static_cast<std::size_t>(zones[z].first_node); i < end; ++i)
+            zone_of[i] = static_cast<int>(z);
+    }
+    // Spatial hash with cells of the largest tolerance: a partner is in one of the 27 cells
+    // around a vertex. Vertices no cell uses have no size and are not merged.
+    double cell = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (std::isfinite(h[i])) cell = std::max(cell, kMergeTolerance * h[i]);
+    rep.resize(n);
+    for (std::size_t i = 0; i < n; ++i) rep[i] = static_cast<index_t>(i);
+    if (!(cell > 0)) return 0;
+    auto bin = [&](const Vec3& x, int d) {
+        return static_cast<long long>(std::floor(x[d] / cell));
+    };
+    std::map<std::array<long long, 3>, std::vector<index_t>> grid;
+    index_t merged = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!std::isfinite(h[i])) continue;
+        const Vec3& x = raw.nodes[i];
+        const std::array<long long, 3> k{bin(x, 0), bin(x, 1), bin(x, 2)};
+        // the first earlier vertex of another zone within tolerance (its representative)
+        index_t found = -1;
+        for (long long dx = -1; dx <= 1 && found < 0; ++dx)
+            for (long long dy = -1; dy <= 1 && found < 0; ++dy)
+                for (long long dz = -1; dz <= 1 && found < 0; ++dz) {
+                    auto it = grid.find({k[0] + dx, k[1] + dy, k[2] + dz});
+                    if (it == grid.end()) continue;
+                    for (index_t j : it->second) {
+                        const std::size_t uj = static_cast<std::size_t>(j);
+                        if (zone_of[uj] == zone_of[i]) continue;
+                        const Vec3 d = detail::sub(x, raw.nodes[uj]);
+                        const double dist = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                        if (dist <= kMergeTolerance * std::min(h[i], h[uj])) {
+                            found = rep[uj];
+                            break;
+                        }
+                    }
+                }
+        if (found >= 0) {
+            rep[i] = found;
+            ++merged;
+        }
+        grid[k].push_back(static_cast<index_t>(i));
+    }
+    return merged;
+}
+
+Mesh read(const std::string& path, double scale) {
+    CgnsFile f(path);
+    const int fn = f.fn();
+    int n_bases = 0;
+    f.check(cg_nbases(fn, &n_bases), "reading the number of bases");
+    if (n_bases < 1) f.fail("no CGNSBase_t node");
+    const int B = 1;  // the first base
+    char name[64] = {0};
+    int cell_dim = 0, phys_dim = 0;
+    f.check(cg_base_read(fn, B, name, &cell_dim, &phys_dim), "reading base 1");
+    if (cell_dim < 1 || cell_dim > 3)
+        f.fail("base '" + std::string(name) + "' has cell dimension " + std::to_string(cell_dim) +
+               " (must be 1, 2 or 3)");
+    int n_zones = 0;
+    f.check(cg_nzones(fn, B, &n_zones), "reading the number of zones");
+    if (n_zones < 1) f.fail("base '" + std::string(name) + "' has no zones");
+    detail::RawMesh raw;
+    raw.dim = cell_dim;
+    std::vector<ZoneRange> zones;
+    for (int Z = 1; Z <= n_zones; ++Z) {
+        zones.push_back(read_zone(f, path, B, Z, n_zones, cell_dim, raw));
+        // Overset connectivity means overlapping zones, which merging cannot join.
+        int n_conns = 0;
+        if (cg_nconns(fn, B, Z, &n_conns) != CG_OK) n_conns = 0;
+        for (int I = 1; I <= n_conns; ++I) {
+            char cname[64] = {0}, donor[64] = {0};
+            CGNS_ENUMT(GridLocation_t) loc;
+            CGNS_ENUMT(GridConnectivityType_t) ctype;
+            CGNS_ENUMT(PointSetType_t) pset, dpset;
+            CGNS_ENUMT(ZoneType_t) dztype;
+            CGNS_ENUMT(DataType_t) ddtype;
+            cgsize_t npnts = 0, ndonor = 0;
+            f.check(cg_conn_info(fn, B, Z, I, cname, &loc, &ctype, &pset, &npnts, donor, &dztype,
+                                 &dpset, &ddtype, &ndonor),
+                    "reading connectivity " + std::to_string(I) + " of zone '" + zones.back().name +
+                        "'");
+            if (ctype == CGNS_ENUMV(Overset))
+                f.fail("zone '" + zones.back().name + "' has the Overset connectivity '" + cname +
+                       "' (to zone '" + donor +
+                       "'); overlapping zones are not merged: use mode: overset with one mesh "
+                       "file per grid");
+        }
+    }
+    if (n_zones > 1) {
+        std::vector<index_t> rep;
+        const index_t merged = merge_zone_vertices(raw, zones, rep);
+        for (index_t& v : raw.cell_nodes) v = rep[static_cast<std::size_t>(v)];
+        for (BoundaryFaceSpec& b : raw.faces)
+            for (index_t& v : b.nodes) v = rep[static_cast<std::size_t>(v)];
+        // Every face on the boundary of a zone must be a face of another zone (an interface, now
+        // interior) or in a patch; otherwise the zones do not meet node to node.
+        std::set<std::array<index_t, 4>> patched;
+        for (const BoundaryFaceSpec& b : raw.faces) {
+            FaceElement fe;
+            fe.n = static_cast<int>(b.nodes.size());
+            std::copy(b.nodes.begin(), b.nodes.end(), fe.nodes.begin());
+            patched.insert(face_key(fe));
+        }
+        const std::vector<FaceElement> outer = cell_boundary(raw, 0, raw.cell_type.size());
+        std::set<std::array<index_t, 4>> outer_keys;
+        for (const FaceElement& fe : outer) outer_keys.insert(face_key(fe));
+        index_t interface_faces = 0;
+        for (const ZoneRange& z : zones) {
+            index_t open = 0;
+            Vec3 first{0, 0, 0};
+            for (const FaceElement& fe : cell_boundary(raw, z.first_cell, z.end_cell)) {
+                const auto key = face_key(fe);
+                if (!outer_keys.count(key)) {
+                    ++interface_faces;
+                    continue;
+                }
+                if (patched.count(key)) continue;
+                if (open++ == 0) {
+                    for (int i = 0; i < fe.n; ++i)
+                        for (int d = 0; d < 3; ++d)
+                            first[d] += raw.nodes[static_cast<std::size_t>(fe.nodes[i])][d] / fe.n;
+                }
+            }
+            if (open > 0) {
+                f.fail("zone '" + z.name + "' has " + std::to_string(open) +
+                       " boundary faces in no boundary condition that match no face of another "
+                       "zone (the first at (" +
+                       detail::num(first[0]) + ", " + detail::num(first[1]) + ", " +
+                       detail::num(first[2]) +
+                       ")): zones must meet vertex to vertex (coincident within " +
+                       detail::num(kMergeTolerance) +
+                       " of the local cell size); non-matching zone interfaces are not supported");
+            }
+        }
+        // Cells that coincide after merging: overlapping zones (e.g. one block written twice).
+        {
+            std::set<std::vector<index_t>> seen;
+            for (std::size_t z = 0; z < zones.size(); ++z)
+                for (std::size_t c = zones[z].first_cell; c < zones[z].end_cell; ++c) {
+                    std::vector<index_t> key(raw.cell_nodes.begin() + raw.cell_node_offsets[c],
+                                             raw.cell_nodes.begin() + raw.cell_node_offsets[c + 1]);
+                    std::sort(key.begin(), key.end());
+                    if (!seen.insert(key).second)
+                        f.fail("zone '" + zones[z].name + "' overlaps an earlier zone: its cell " +
+                               std::to_string(c - zones[z].first_cell + 1) +
+                               " has the vertices of a cell already read; zones must not overlap");
+                }
+        }
+        // A patch whose faces all lie between zones (an interface section or BC of a multi-block
+        // export) has become interior: it is no patch of the merged mesh.
+        {
+            std::vector<char> outside(raw.patch_names.size(), 0);
+            for (const BoundaryFaceSpec& b : raw.faces) {
+                FaceElement fe;
+                fe.n = static_cast<int>(b.nodes.size());
+                std::copy(b.nodes.begin(), b.nodes.end(), fe.nodes.begin());
+                if (outer_keys.count(face_key(fe))) outside[static_cast<std::size_t>(b.patch)] = 1;
+            }
+            std::vector<int> renumber(raw.patch_names.size(), -1);
+            std::vector<std::string> kept;
+            for (std::size_t p = 0; p < raw.patch_names.size(); ++p) {
+                if (outside[p]) {
+                    renumber[p] = static_cast<int>(kept.size());
+                    kept.push_back(raw.patch_names[p]);
+                } else {
+                    log::info(
+                        "CGNS file '{}': patch '{}' lies between zones only (its faces are "
+                        "interior after merging): no patch",
+                        path, raw.patch_names[p]);
+                }
+            }
+            std::vector<BoundaryFaceSpec> faces;
+            for (BoundaryFaceSpec& b : raw.faces) {
+                const int q = renumber[static_cast<std::size_t>(b.patch)];
+                if (q < 0) continue;
+                b.patch = q;
+                faces.push_back(std::move(b));
+            }
+            raw.faces = std::move(faces);
+            raw.patch_names = std::move(kept);
+        }
+        log::info(
+            "CGNS file '{}': {} zones merged into one mesh: {} coincident vertices joined, {} "
+            "interface faces between zones",
+            path, n_zones, merged, interface_faces / 2);
+    }
     return detail::finish_raw_mesh(std::move(raw), scale, "CGNS file '" + path + "'");
 }
 

@@ -32,7 +32,8 @@ Mesh make_box(const BoxSpec& spec);
 /// naming the file and, for ASCII, the line.
 Mesh read_gmsh(const std::string& path, double scale = 1.0);
 
-/// CGNS unstructured zone (first base, single zone) with sections NODE, BAR_2, TRI_3, QUAD_4,
+/// CGNS unstructured zones of the first base (several zones are merged into one mesh by their
+/// coincident vertices, docs/usage.md "Mesh files") with sections NODE, BAR_2, TRI_3, QUAD_4,
 /// TETRA_4, PYRA_5, PENTA_6, HEXA_8 or MIXED of these: elements of the base's cell dimension become
 /// cells. Patches from ZoneBC: PointRange/PointList of face elements (FaceCenter/EdgeCenter,
 /// ElementRange/ElementList) or of vertices (Vertex: the cell faces whose nodes are all listed),
