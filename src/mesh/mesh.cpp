@@ -82,10 +82,16 @@ std::string fmt_point(const Vec3& p) {
     return os.str();
 }
 
-std::string fmt_nodes(const index_t* nodes, std::size_t n) {
+// Node numbers as the file names them (`label`: a reader's node numbers) or, without labels, the
+// 0-based mesh index.
+std::string fmt_nodes(const index_t* nodes, std::size_t n, const std::vector<index_t>& label = {}) {
     std::ostringstream os;
     os << "[";
-    for (std::size_t i = 0; i < n; ++i) os << (i ? ", " : "") << nodes[i];
+    for (std::size_t i = 0; i < n; ++i) {
+        const index_t v = nodes[i];
+        const bool labelled = v >= 0 && static_cast<std::size_t>(v) < label.size();
+        os << (i ? ", " : "") << (labelled ? label[static_cast<std::size_t>(v)] : v);
+    }
     os << "]";
     return os.str();
 }
@@ -230,7 +236,7 @@ index_t orient_cells_2d(Mesh& mesh) {
 }
 
 void build_faces_and_geometry(Mesh& mesh, const std::vector<BoundaryFaceSpec>& boundary_faces,
-                              const std::string& source) {
+                              const std::string& source, const std::vector<index_t>& node_label) {
     if (mesh.dim < 1 || mesh.dim > 3) UGKS_INPUT_ERROR(source << ": mesh dimension " << mesh.dim);
     const index_t nc = mesh.n_cells();
     const index_t nn = mesh.n_nodes();
@@ -317,16 +323,17 @@ void build_faces_and_geometry(Mesh& mesh, const std::vector<BoundaryFaceSpec>& b
                 const int f2 = static_cast<int>(bucket[k] % 8);
                 if ((c2 == c && f2 == f) || local_key(c2, f2) != key) continue;
                 if (c2 == c) {
-                    UGKS_INPUT_ERROR(source << ": face with nodes " << fmt_nodes(fn, lf.n) << " at "
-                                            << fmt_point(mean_point(mesh, fn, lf.n))
-                                            << " appears twice in cell " << c
-                                            << " (degenerate element)");
+                    UGKS_INPUT_ERROR(source
+                                     << ": face with nodes " << fmt_nodes(fn, lf.n, node_label)
+                                     << " at " << fmt_point(mean_point(mesh, fn, lf.n))
+                                     << " appears twice in cell " << c << " (degenerate element)");
                 }
                 if (mesh.face_neighbour[g] >= 0) {
-                    UGKS_INPUT_ERROR(source << ": face with nodes " << fmt_nodes(fn, lf.n) << " at "
-                                            << fmt_point(mean_point(mesh, fn, lf.n))
-                                            << " is shared by more than two cells (cells " << c
-                                            << ", " << mesh.face_neighbour[g] << ", " << c2 << ")");
+                    UGKS_INPUT_ERROR(source
+                                     << ": face with nodes " << fmt_nodes(fn, lf.n, node_label)
+                                     << " at " << fmt_point(mean_point(mesh, fn, lf.n))
+                                     << " is shared by more than two cells (cells " << c << ", "
+                                     << mesh.face_neighbour[g] << ", " << c2 << ")");
                 }
                 mesh.face_neighbour[g] = c2;
                 mesh.cell_faces[mesh.cell_face_offsets[c2] + f2] = g;
@@ -350,25 +357,25 @@ void build_faces_and_geometry(Mesh& mesh, const std::vector<BoundaryFaceSpec>& b
         const std::size_t n = bf.nodes.size();
         if (bf.patch < 0 || bf.patch >= n_patches) {
             UGKS_INPUT_ERROR(source << ": boundary face with nodes "
-                                    << fmt_nodes(bf.nodes.data(), n) << " has patch index "
-                                    << bf.patch << ", but the mesh has " << n_patches
-                                    << " patches");
+                                    << fmt_nodes(bf.nodes.data(), n, node_label)
+                                    << " has patch index " << bf.patch << ", but the mesh has "
+                                    << n_patches << " patches");
         }
         bool valid = n >= 1 && n <= 4;
         for (index_t v : bf.nodes) valid = valid && v >= 0 && v < nn;
         const index_t g = valid ? find_face(make_key(bf.nodes.data(), static_cast<int>(n))) : -1;
         if (g < 0) {
             UGKS_INPUT_ERROR(source << ": boundary face with nodes "
-                                    << fmt_nodes(bf.nodes.data(), n) << " of patch '"
+                                    << fmt_nodes(bf.nodes.data(), n, node_label) << " of patch '"
                                     << mesh.patch_names[bf.patch] << "' is not a face of any cell");
         }
         if (mesh.face_neighbour[g] >= 0) continue;  // a tagged interior surface is not a boundary
         const int old = mesh.face_patch[g];
         if (old >= 0 && old != bf.patch) {
             UGKS_INPUT_ERROR(source << ": boundary face with nodes "
-                                    << fmt_nodes(bf.nodes.data(), n) << " belongs to two patches, '"
-                                    << mesh.patch_names[old] << "' and '"
-                                    << mesh.patch_names[bf.patch] << "'");
+                                    << fmt_nodes(bf.nodes.data(), n, node_label)
+                                    << " belongs to two patches, '" << mesh.patch_names[old]
+                                    << "' and '" << mesh.patch_names[bf.patch] << "'");
         }
         mesh.face_patch[g] = bf.patch;
     }
@@ -381,8 +388,8 @@ void build_faces_and_geometry(Mesh& mesh, const std::vector<BoundaryFaceSpec>& b
         const int n = static_cast<int>(mesh.face_node_offsets[g + 1] - mesh.face_node_offsets[g]);
         face_geometry(mesh, gn, n, mesh.face_normal[g], mesh.face_centroid[g], mesh.face_area[g]);
         if (mesh.face_neighbour[g] < 0 && mesh.face_patch[g] < 0) {
-            UGKS_INPUT_ERROR(source << ": boundary face with nodes " << fmt_nodes(gn, n) << " at "
-                                    << fmt_point(mesh.face_centroid[g])
+            UGKS_INPUT_ERROR(source << ": boundary face with nodes " << fmt_nodes(gn, n, node_label)
+                                    << " at " << fmt_point(mesh.face_centroid[g])
                                     << " belongs to no boundary patch");
         }
     }
@@ -474,6 +481,75 @@ void check_patches(const Mesh& mesh, const std::vector<std::string>& case_patche
     if (!unused.empty()) os << "; in the mesh but not in the case: " << list(unused);
     os << " (mesh patches: " << list(mesh.patch_names) << ")";
     throw InputError(os.str());
+}
+
+bool is_patch_pattern(const std::string& key) {
+    return key.find_first_of("*?[") != std::string::npos;
+}
+
+namespace {
+// A bracket expression at p (p[0] == '['): whether it is well formed, its end (past ']') and
+// whether c is in it.
+bool bracket(const char* p, char c, const char** end, bool* in) {
+    const char* q = p + 1;
+    const bool negate = *q == '!' || *q == '^';
+    if (negate) ++q;
+    bool hit = false;
+    bool first = true;
+    while (*q && (*q != ']' || first)) {
+        first = false;
+        char lo = *q;
+        if (lo == '\\' && q[1]) lo = *++q;
+        char hi = lo;
+        if (q[1] == '-' && q[2] && q[2] != ']') {
+            q += 2;
+            hi = *q;
+            if (hi == '\\' && q[1]) hi = *++q;
+        }
+        if (lo <= c && c <= hi) hit = true;
+        ++q;
+    }
+    if (*q != ']') return false;  // no closing bracket: a literal '['
+    *end = q + 1;
+    *in = hit != negate;
+    return true;
+}
+
+bool glob(const char* p, const char* s) {
+    while (*p) {
+        if (*p == '*') {
+            while (*p == '*') ++p;
+            if (!*p) return true;
+            for (; *s; ++s)
+                if (glob(p, s)) return true;
+            return false;
+        }
+        if (*p == '?') {
+            if (!*s) return false;
+            ++p, ++s;
+            continue;
+        }
+        if (*p == '[') {
+            const char* end = nullptr;
+            bool in = false;
+            if (*s && bracket(p, *s, &end, &in)) {
+                if (!in) return false;
+                p = end, ++s;
+                continue;
+            }
+            if (!*s) return false;
+            // a '[' without ']' matches itself
+        }
+        if (*p == '\\' && p[1]) ++p;
+        if (*p != *s) return false;
+        ++p, ++s;
+    }
+    return !*s;
+}
+}  // namespace
+
+bool patch_pattern_match(const std::string& pattern, const std::string& name) {
+    return glob(pattern.c_str(), name.c_str());
 }
 
 }  // namespace ugks

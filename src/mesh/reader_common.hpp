@@ -30,6 +30,14 @@ struct RawMesh {
     }
 };
 
+/// A number for messages: up to 10 significant digits, no trailing zeros.
+inline std::string num(double v) {
+    std::ostringstream os;
+    os.precision(10);
+    os << v;
+    return os.str();
+}
+
 inline double det3(const Vec3& a, const Vec3& b, const Vec3& c) {
     return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
            a[2] * (b[0] * c[1] - b[1] * c[0]);
@@ -85,7 +93,8 @@ inline void flip_cell(CellType t, index_t* c) {
 /// Turn a RawMesh into a Mesh: drop nodes no cell uses (renumbering in file order), scale, check
 /// that a 2D mesh lies in z = 0 (1D: on the x axis), give every cell the right-handed node order (a
 /// 2D surface meshed with its normal along -z gives clockwise cells), then build faces and
-/// geometry. Errors name `source`. Returns the number of cells whose node order was mirrored in
+/// geometry. Errors name `source` and nodes by their file numbers (RawMesh::label). Returns the
+/// number of cells whose node order was mirrored in
 /// `*flipped`.
 inline Mesh finish_raw_mesh(RawMesh&& raw, double scale, const std::string& source,
                             index_t* flipped = nullptr) {
@@ -97,9 +106,11 @@ inline Mesh finish_raw_mesh(RawMesh&& raw, double scale, const std::string& sour
     Mesh m;
     m.dim = raw.dim;
     index_t n_used = 0;
+    std::vector<index_t> label;  // file node number of each kept node, for messages
     for (index_t i = 0; i < n_raw; ++i) {
         if (new_index[static_cast<std::size_t>(i)] < 0) continue;
         new_index[static_cast<std::size_t>(i)] = n_used++;
+        label.push_back(raw.label(i));
         const Vec3& p = raw.nodes[static_cast<std::size_t>(i)];
         m.nodes.push_back({p[0] * scale, p[1] * scale, p[2] * scale});
     }
@@ -154,7 +165,7 @@ inline Mesh finish_raw_mesh(RawMesh&& raw, double scale, const std::string& sour
         }
     }
     m.patch_names = std::move(raw.patch_names);
-    build_faces_and_geometry(m, raw.faces, source);
+    build_faces_and_geometry(m, raw.faces, source, label);
     return m;
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -7,6 +8,8 @@
 
 #include "ugks/core/config.hpp"
 #include "ugks/core/error.hpp"
+#include "ugks/core/log.hpp"
+#include "ugks/mesh/mesh.hpp"
 #include "ugks/overset/overset.hpp"
 
 namespace ugks::overset {
@@ -124,11 +127,11 @@ OversetCase parse_overset_case(Config& cfg) {
     return c;
 }
 
-void check_case_meshes(Config& cfg, const OversetCase& c, const std::vector<Mesh>& meshes) {
+void check_case_meshes(Config& cfg, OversetCase& c, const std::vector<Mesh>& meshes) {
     bool any_wall = false;
     for (std::size_t i = 0; i < c.grids.size(); ++i) {
         const std::string b = "overset.grids." + std::to_string(i);
-        const GridSpec& g = c.grids[i];
+        GridSpec& g = c.grids[i];
         const Mesh& m = meshes[i];
         if (m.dim != 2 && m.dim != 3)
             cfg.fail(b + ".mesh",
@@ -137,14 +140,35 @@ void check_case_meshes(Config& cfg, const OversetCase& c, const std::vector<Mesh
             cfg.fail(b + ".mesh", "all grids must have the same dimension (grid '" +
                                       c.grids[0].name + "' is " + std::to_string(meshes[0].dim) +
                                       "D, this one " + std::to_string(m.dim) + "D)");
-        for (std::size_t w = 0; w < g.walls.size(); ++w)
-            if (m.patch_index(g.walls[w]) < 0) {
-                std::string list;
-                for (const auto& p : m.patch_names) list += (list.empty() ? "" : ", ") + p;
-                cfg.fail(b + ".walls." + std::to_string(w),
-                         "'" + g.walls[w] +
-                             "' is not a patch of this grid's mesh (patches: " + list + ")");
+        // A walls entry that is no patch name but a pattern (docs/usage.md "Patch patterns") stands
+        // for every patch it matches; each patch once, in the order of the entries.
+        std::vector<std::string> walls;
+        std::string list;
+        for (const auto& p : m.patch_names) list += (list.empty() ? "" : ", ") + p;
+        for (std::size_t w = 0; w < g.walls.size(); ++w) {
+            const std::string& name = g.walls[w];
+            std::vector<std::string> take;
+            if (m.patch_index(name) >= 0) {
+                take.push_back(name);
+            } else if (is_patch_pattern(name)) {
+                for (const auto& p : m.patch_names)
+                    if (patch_pattern_match(name, p)) take.push_back(p);
+                if (take.empty())
+                    cfg.fail(b + ".walls." + std::to_string(w),
+                             "pattern '" + name +
+                                 "' matches no patch of this grid's mesh (patches: " + list + ")");
+                std::string taken;
+                for (const auto& p : take) taken += (taken.empty() ? "'" : ", '") + p + "'";
+                log::info("{}.walls.{}: pattern '{}' takes patches {}", b, w, name, taken);
+            } else {
+                cfg.fail(
+                    b + ".walls." + std::to_string(w),
+                    "'" + name + "' is not a patch of this grid's mesh (patches: " + list + ")");
             }
+            for (const auto& p : take)
+                if (std::find(walls.begin(), walls.end(), p) == walls.end()) walls.push_back(p);
+        }
+        g.walls = walls;
         any_wall = any_wall || !g.walls.empty();
         if (m.dim == 2) {
             const Motion& mo = g.motion;

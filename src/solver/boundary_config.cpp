@@ -22,7 +22,7 @@ struct WallValues::Impl {
 
 WallValues::WallValues(const BoundaryCondition& bc) : m(std::make_unique<Impl>()) {
     m->bc = &bc;
-    const std::string base = "boundaries." + bc.patch;
+    const std::string base = "boundaries." + (bc.key.empty() ? bc.patch : bc.key);
     if (!bc.T_expr.empty()) m->T.emplace(bc.T_expr, base + ".T");
     for (int d = 0; d < 3; ++d)
         if (!bc.U_expr[d].empty()) m->U[d].emplace(bc.U_expr[d], base + ".U." + std::to_string(d));
@@ -62,6 +62,7 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
         if (!cfg.is_map(base)) cfg.fail(base, "expected a map with at least 'type'");
         BoundaryCondition bc;
         bc.patch = name;
+        bc.key = name;
         bc.type = cfg.get_enum(base + ".type",
                                {"diffuse_wall", "specular_wall", "far_field", "inflow", "outflow",
                                 "pressure_inlet", "pressure_outlet", "symmetry", "periodic"});
@@ -146,8 +147,78 @@ std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
     return out;
 }
 
+namespace {
+std::string quoted_list(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "'" : ", '") + x + "'";
+    return s;
+}
+
+// Replace the pattern entries by one copy per patch they take (docs/usage.md "Patch patterns").
+void expand_patterns(std::vector<BoundaryCondition>& bcs, const Mesh& mesh, const Config& cfg,
+                     const std::string& source) {
+    std::set<std::string> exact;
+    for (const auto& bc : bcs)
+        if (mesh.patch_index(bc.key) >= 0) exact.insert(bc.key);
+    // the patches each pattern entry takes, in mesh order
+    std::vector<std::vector<std::string>> takes(bcs.size());
+    for (const std::string& p : mesh.patch_names) {
+        if (exact.count(p)) continue;
+        std::vector<std::size_t> hits;
+        for (std::size_t b = 0; b < bcs.size(); ++b)
+            if (!exact.count(bcs[b].key) && is_patch_pattern(bcs[b].key) &&
+                patch_pattern_match(bcs[b].key, p))
+                hits.push_back(b);
+        if (hits.size() > 1) {
+            std::vector<std::string> keys;
+            for (std::size_t b : hits) keys.push_back(bcs[b].key);
+            cfg.fail("boundaries." + bcs[hits[1]].key,
+                     "mesh patch '" + p + "' of " + source + " matches the patterns " +
+                         quoted_list(keys) +
+                         "; a patch may match only one pattern (give it an entry of its own "
+                         "name, which wins over patterns, or narrow the patterns)");
+        }
+        if (hits.size() == 1) takes[hits[0]].push_back(p);
+    }
+    std::vector<BoundaryCondition> out;
+    for (std::size_t b = 0; b < bcs.size(); ++b) {
+        const BoundaryCondition& bc = bcs[b];
+        if (exact.count(bc.key) || !is_patch_pattern(bc.key)) {
+            out.push_back(bc);
+            continue;
+        }
+        const std::string key = "boundaries." + bc.key;
+        if (bc.type == "periodic")
+            cfg.fail(key,
+                     "a periodic entry must name its patch, not a pattern (each periodic "
+                     "patch has its own partner)");
+        std::vector<std::string> matched;
+        for (const std::string& p : mesh.patch_names)
+            if (patch_pattern_match(bc.key, p)) matched.push_back(p);
+        if (matched.empty())
+            cfg.fail(key, "pattern '" + bc.key + "' matches no patch of the mesh " + source +
+                              " (its patches: " + quoted_list(mesh.patch_names) + ")");
+        if (takes[b].empty()) {
+            log::info(
+                "boundaries.{}: takes no patch (the patches it matches, {}, have entries of "
+                "their own)",
+                bc.key, quoted_list(matched));
+            continue;
+        }
+        log::info("boundaries.{}: takes patches {}", bc.key, quoted_list(takes[b]));
+        for (const std::string& p : takes[b]) {
+            BoundaryCondition copy = bc;
+            copy.patch = p;
+            out.push_back(copy);
+        }
+    }
+    bcs = std::move(out);
+}
+}  // namespace
+
 std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const Mesh& mesh,
                                      const Config& cfg, const std::string& source) {
+    expand_patterns(bcs, mesh, cfg, source);
     std::array<bool, 3> mirrors{false, false, false};
     std::map<std::string, BoundaryCondition*> by_name;
     for (auto& bc : bcs) by_name[bc.patch] = &bc;
@@ -163,7 +234,7 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
     };
     std::string all_mesh = join(mesh.patch_names);
     if (!missing_in_mesh.empty())
-        cfg.fail("boundaries." + missing_in_mesh.front(),
+        cfg.fail("boundaries." + by_name[missing_in_mesh.front()]->key,
                  "patch " + join(missing_in_mesh) + " does not exist in the mesh " + source +
                      " (its patches: " + all_mesh + ")");
     if (!missing_in_case.empty())
@@ -191,7 +262,7 @@ std::array<bool, 3> check_boundaries(std::vector<BoundaryCondition>& bcs, const 
     }
     for (auto& bc : bcs) {
         const int p = mesh.patch_index(bc.patch);
-        const std::string key = "boundaries." + bc.patch;
+        const std::string key = "boundaries." + bc.key;
         if (bc.reflects()) {
             // a plane normal to an axis reflects onto the grid's own mirror velocities; any other
             // patch interpolates (docs/formulation.md section 8.2b)
@@ -278,13 +349,12 @@ void resolve_reflections(std::vector<BoundaryCondition>& bcs, const VelocityGrid
     }
     for (const auto& bc : bcs)
         if (bc.reflects() && bc.interpolated_mirror && !grid.is_tensor())
-            cfg.fail(
-                "boundaries." + bc.patch + (bc.type == "symmetry" ? ".type" : ".accommodation"),
-                "patch '" + bc.patch +
-                    "' reflects specularly about a plane that is not a mirror plane of the "
-                    "velocity grid, which needs a tensor velocity grid to interpolate on "
-                    "(velocity.type '" +
-                    grid.kind + "' is a point list)");
+            cfg.fail("boundaries." + bc.key + (bc.type == "symmetry" ? ".type" : ".accommodation"),
+                     "patch '" + bc.patch +
+                         "' reflects specularly about a plane that is not a mirror plane of the "
+                         "velocity grid, which needs a tensor velocity grid to interpolate on "
+                         "(velocity.type '" +
+                         grid.kind + "' is a point list)");
 }
 
 std::vector<double> periodic_jump_scales(const std::vector<BoundaryCondition>& bcs) {

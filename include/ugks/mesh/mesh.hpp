@@ -96,9 +96,11 @@ struct BoundaryFaceSpec {
 /// (an inverted element gets a negative volume, reported by validate_mesh). Errors (InputError
 /// naming `source`): a cell of the wrong dimension or with a bad node index, a boundary face that
 /// is in no patch, a tagged face that is no face of any cell or is in two patches, a face shared by
-/// more than two cells.
+/// more than two cells. Messages name nodes by `node_label[i]` (a reader's file node numbers: Gmsh
+/// tags, CGNS 1-based vertex numbers) when given, else by the 0-based index.
 void build_faces_and_geometry(Mesh& mesh, const std::vector<BoundaryFaceSpec>& boundary_faces,
-                              const std::string& source);
+                              const std::string& source,
+                              const std::vector<index_t>& node_label = {});
 
 /// Reverse the node order of every 2D cell (triangle, quad) that is clockwise in the xy-plane, so
 /// that a 2D mesh generated on a surface with normal -z becomes positively oriented. Call before
@@ -128,6 +130,16 @@ void validate_mesh(const Mesh& mesh, const std::string& source);
 /// without a partner, unequal areas, normals not opposite, or a face joined to its own cell (a
 /// periodic direction needs at least 2 cells across). No-op for an empty list.
 void connect_periodic(Mesh& mesh, const std::vector<std::pair<std::string, std::string>>& pairs);
+
+/// Whether a name in the case file (a `boundaries` key, an overset `walls` entry) is a pattern of
+/// patch names: it has one of * ? [ (docs/usage.md
+/// "Patch patterns").
+bool is_patch_pattern(const std::string& key);
+
+/// fnmatch-style match of a whole patch name: `*` any run of characters, `?` one character,
+/// `[abc]`, `[a-z]`, `[!a-z]` (or `[^...]`) one character of (not of) the set, a backslash makes
+/// the next character literal; a `[` without its `]` is a literal `[`.
+bool patch_pattern_match(const std::string& pattern, const std::string& name);
 
 /// Every patch named in the case must exist in the mesh and vice versa (InputError listing both
 /// sets).

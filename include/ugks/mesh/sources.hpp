@@ -32,12 +32,17 @@ Mesh make_box(const BoxSpec& spec);
 /// naming the file and, for ASCII, the line.
 Mesh read_gmsh(const std::string& path, double scale = 1.0);
 
-/// CGNS unstructured zone (first base, single zone) with sections NODE, BAR_2, TRI_3, QUAD_4,
+/// CGNS unstructured zones of the first base (several zones are merged into one mesh by their
+/// coincident vertices, docs/usage.md "Mesh files") with sections NODE, BAR_2, TRI_3, QUAD_4,
 /// TETRA_4, PYRA_5, PENTA_6, HEXA_8 or MIXED of these: elements of the base's cell dimension become
 /// cells. Patches from ZoneBC: PointRange/PointList of face elements (FaceCenter/EdgeCenter,
 /// ElementRange/ElementList) or of vertices (Vertex: the cell faces whose nodes are all listed),
 /// named by the BC's FamilyName if any, else by the BC name (BCs of one family form one patch);
-/// without ZoneBC, every section of boundary elements is a patch named after the section.
+/// a section of boundary elements none of whose faces a BC lists (all of them without ZoneBC) is a
+/// patch named after the section. Coordinates are converted to metres when the file gives a length
+/// unit (DimensionalUnits LengthUnits Meter, Centimeter, Millimeter, Foot, Inch, the nearest of
+/// array, GridCoordinates, zone and base; DataConversion applied; nondimensional DataClass: used as
+/// stored; rules in docs/usage.md "Mesh files"), then multiplied by `scale`.
 /// Post-processing and errors as read_gmsh. Builds without the CGNS library throw InputError "this
 /// build has no CGNS support".
 Mesh read_cgns(const std::string& path, double scale = 1.0);

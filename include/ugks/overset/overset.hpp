@@ -79,8 +79,10 @@ struct OversetCase {
 /// not call check_unused().
 OversetCase parse_overset_case(Config& cfg);
 /// Checks that need the meshes (InputError with key paths): same dimension (2 or 3) for all
-/// grids, wall patches exist, at least one grid has walls, 2D motions stay in the xy-plane.
-void check_case_meshes(Config& cfg, const OversetCase& c, const std::vector<Mesh>& meshes);
+/// grids, wall patches exist (a walls entry that is a patch pattern is replaced by the patches it
+/// matches; one that matches none is refused), at least one grid has walls, 2D motions stay in the
+/// xy-plane.
+void check_case_meshes(Config& cfg, OversetCase& c, const std::vector<Mesh>& meshes);
 
 /// The wall surface of a grid for the explicit hole cut (hole_cut.hpp): 2D segments or 3D triangles
 /// (quads and polygons split into a fan) oriented with their normal into the grid's fluid, edge

@@ -25,6 +25,9 @@ struct VelocityGrid;
 /// accommodation 0), periodic (partner patch, pressure_ratio).
 struct BoundaryCondition {
     std::string patch;
+    /// Its key under `boundaries` (key paths of messages): the patch name, or the pattern whose
+    /// entry took the patch (check_boundaries gives every patch a pattern takes a copy).
+    std::string key;
     std::string type;
     double rho = 1.0;     ///< far_field / inflow density (nondimensional)
     double T = 1.0;       ///< wall, far-field or pressure-inlet temperature (nondimensional)
@@ -94,14 +97,19 @@ private:
     std::unique_ptr<Impl> m;
 };
 
-/// Parse `boundaries`: a map patch -> {type, ...}. Unknown types get a did-you-mean hint. rho, T
-/// and U are converted to nondimensional values with `ref` (from kg/m^3, K, m/s when
-/// ref.si_input; unchanged by default). Velocity components beyond velocity_dim (velocity.dim,
-/// which may exceed the mesh dimension) must be 0.
+/// Parse `boundaries`: a map patch (or patch pattern, ugks/mesh/mesh.hpp) -> {type, ...}. Unknown
+/// types get a did-you-mean hint. rho, T and U are converted to nondimensional values with `ref`
+/// (from kg/m^3, K, m/s when ref.si_input; unchanged by default). Velocity components beyond
+/// velocity_dim (velocity.dim, which may exceed the mesh dimension) must be 0.
 std::vector<BoundaryCondition> parse_boundaries(Config& cfg, int velocity_dim,
                                                 const ReferenceState& ref = ReferenceState{});
 
-/// Cross-check with the mesh: every mesh patch has a condition and vice versa; a reflecting patch
+/// Cross-check with the mesh. First the patterns are resolved (docs/usage.md "Patch patterns"):
+/// a mesh patch takes the entry of its exact name, else the one pattern that matches it (two or
+/// more: InputError naming the patch and the patterns); each pattern entry is replaced by one copy
+/// per patch it takes (patch = the name, key = the pattern), and the log names them; a pattern
+/// that matches no mesh patch is refused like an unknown patch name, a periodic pattern entry is
+/// refused. Then every mesh patch has a condition and vice versa; a reflecting patch
 /// (symmetry, accommodation < 1) that is a plane normal to a coordinate axis gets symmetry_axis,
 /// any other reflecting patch interpolated_mirror; diffuse-wall velocities are tangential;
 /// periodic partners exist, are periodic, point back, and have the same face count and area.

@@ -525,34 +525,42 @@ int element_dim(CGNS_ENUMT(ElementType_t) t) {
     }
 }
 
-/// Write one base with one unstructured zone; element numbers run over the sections in order.
-void write_cgns(const std::string& path, int cell_dim, const std::vector<Vec3>& nodes,
-                const std::vector<CgnsSection>& sections, const std::vector<CgnsBoco>& bocos,
-                int n_zones = 1) {
+/// One unstructured zone of a CGNS file: its vertices, sections (element numbers run over the
+/// sections in order) and BCs.
+struct CgnsZone {
+    std::string name;
+    std::vector<Vec3> nodes;
+    std::vector<CgnsSection> sections;
+    std::vector<CgnsBoco> bocos;
+};
+
+/// Write one base with the zones; `extra(fn, B, Z)` runs after each zone is written (units, data
+/// classes, connectivity).
+void write_zones(const std::string& path, int cell_dim, const std::vector<CgnsZone>& zones,
+                 const std::function<void(int, int, int)>& extra = {}) {
     int fn = 0, B = 0;
     cg_ok(cg_open(path.c_str(), CG_MODE_WRITE, &fn), "cg_open");
     cg_ok(cg_base_write(fn, "Base", cell_dim, cell_dim == 3 ? 3 : 2, &B), "cg_base_write");
-    cgsize_t n_cells = 0;
-    for (const CgnsSection& s : sections)
-        for (const auto& e : s.elements)
-            n_cells += element_dim(s.type == CGNS_ENUMV(MIXED)
-                                       ? static_cast<CGNS_ENUMT(ElementType_t)>(e[0])
-                                       : s.type) == cell_dim;
-    for (int z = 0; z < n_zones; ++z) {
+    for (const CgnsZone& zone : zones) {
+        cgsize_t n_cells = 0;
+        for (const CgnsSection& s : zone.sections)
+            for (const auto& e : s.elements)
+                n_cells += element_dim(s.type == CGNS_ENUMV(MIXED)
+                                           ? static_cast<CGNS_ENUMT(ElementType_t)>(e[0])
+                                           : s.type) == cell_dim;
         int Z = 0, C = 0;
-        cgsize_t size[3] = {static_cast<cgsize_t>(nodes.size()), n_cells, 0};
-        const std::string zname = "Zone" + std::to_string(z + 1);
-        cg_ok(cg_zone_write(fn, B, zname.c_str(), size, CGNS_ENUMV(Unstructured), &Z),
+        cgsize_t size[3] = {static_cast<cgsize_t>(zone.nodes.size()), n_cells, 0};
+        cg_ok(cg_zone_write(fn, B, zone.name.c_str(), size, CGNS_ENUMV(Unstructured), &Z),
               "cg_zone_write");
         const char* names[3] = {"CoordinateX", "CoordinateY", "CoordinateZ"};
         for (int d = 0; d < (cell_dim == 3 ? 3 : 2); ++d) {
             std::vector<double> x;
-            for (const Vec3& p : nodes) x.push_back(p[d]);
+            for (const Vec3& p : zone.nodes) x.push_back(p[d]);
             cg_ok(cg_coord_write(fn, B, Z, CGNS_ENUMV(RealDouble), names[d], x.data(), &C),
                   "cg_coord_write");
         }
         cgsize_t next = 1;
-        for (const CgnsSection& s : sections) {
+        for (const CgnsSection& s : zone.sections) {
             std::vector<cgsize_t> conn;
             for (const auto& e : s.elements) conn.insert(conn.end(), e.begin(), e.end());
             const cgsize_t n = static_cast<cgsize_t>(s.elements.size());
@@ -572,7 +580,7 @@ void write_cgns(const std::string& path, int cell_dim, const std::vector<Vec3>& 
             }
             next += n;
         }
-        for (const CgnsBoco& b : bocos) {
+        for (const CgnsBoco& b : zone.bocos) {
             int BC = 0;
             cg_ok(cg_boco_write(fn, B, Z, b.name.c_str(), CGNS_ENUMV(BCWall),
                                 b.range ? CGNS_ENUMV(PointRange) : CGNS_ENUMV(PointList),
@@ -585,8 +593,19 @@ void write_cgns(const std::string& path, int cell_dim, const std::vector<Vec3>& 
                 cg_ok(cg_famname_write(b.family.c_str()), "cg_famname_write");
             }
         }
+        if (extra) extra(fn, B, Z);
     }
     cg_ok(cg_close(fn), "cg_close");
+}
+
+/// One base with `n_zones` copies of one unstructured zone (Zone1, Zone2, ...).
+void write_cgns(const std::string& path, int cell_dim, const std::vector<Vec3>& nodes,
+                const std::vector<CgnsSection>& sections, const std::vector<CgnsBoco>& bocos,
+                int n_zones = 1, const std::function<void(int, int, int)>& extra = {}) {
+    std::vector<CgnsZone> zones;
+    for (int z = 0; z < n_zones; ++z)
+        zones.push_back({"Zone" + std::to_string(z + 1), nodes, sections, bocos});
+    write_zones(path, cell_dim, zones, extra);
 }
 
 // [0,2]^3 box of 2 x 2 x 2 hexahedra; node (i, j, k) has 1-based number 1 + i + 3 j + 9 k.
@@ -688,6 +707,86 @@ TEST(CgnsReader, PatchesFromSectionsWithoutZoneBC) {
             EXPECT_EQ(m.face_centroid[f][2], 2.0);
         }
     }
+}
+
+TEST(CgnsReader, SectionsWithoutBCBecomePatchesNextToZoneBC) {
+    // ZoneBC covers only the xmin section; the xmax section and the section of the other sides
+    // have no BC: each becomes a patch named after the section (BC patches first).
+    const std::string dir = test::temp_dir("cgns_partial_bc");
+    const std::string path = dir + "/box.cgns";
+    std::vector<std::vector<cgsize_t>> others;
+    for (int axis = 1; axis < 3; ++axis)
+        for (int v : {0, 2}) {
+            auto s = box_side(axis, v);
+            others.insert(others.end(), s.begin(), s.end());
+        }
+    const std::vector<CgnsSection> sections = {{"cells", CGNS_ENUMV(HEXA_8), box_hexes()},
+                                               {"xmin_faces", CGNS_ENUMV(QUAD_4), box_side(0, 0)},
+                                               {"xmax_faces", CGNS_ENUMV(QUAD_4), box_side(0, 2)},
+                                               {"other_faces", CGNS_ENUMV(QUAD_4), others}};
+    write_cgns(path, 3, box_nodes(), sections, {{"inflow", {9, 12}, true}});
+    const Mesh m = read_cgns(path);
+    validate_mesh(m, path);
+    EXPECT_EQ(m.patch_names, (std::vector<std::string>{"inflow", "xmax_faces", "other_faces"}));
+    EXPECT_NEAR(patch_area(m, "inflow"), 4.0, 1e-13);
+    EXPECT_NEAR(patch_area(m, "xmax_faces"), 4.0, 1e-13);
+    EXPECT_NEAR(patch_area(m, "other_faces"), 16.0, 1e-13);
+    for (index_t f = 0; f < m.n_faces(); ++f)
+        if (m.face_patch[f] == m.patch_index("xmax_faces")) EXPECT_EQ(m.face_normal[f][0], 1.0);
+
+    // A BC of the same name as a section without BC joins it: one patch.
+    write_cgns(path, 3, box_nodes(), sections, {{"xmax_faces", {9, 12}, true}});
+    const Mesh j = read_cgns(path);
+    EXPECT_EQ(j.patch_names, (std::vector<std::string>{"xmax_faces", "other_faces"}));
+    EXPECT_NEAR(patch_area(j, "xmax_faces"), 8.0, 1e-13);
+}
+
+TEST(CgnsReaderErrors, FaceOfAPartlyCoveredSectionNamesFileNodeNumbers) {
+    // The BC lists the y sides (elements 17..24) of the section that also holds the z sides: the z
+    // sides are in no patch. The message gives the file's 1-based vertex numbers of the face.
+    const std::string dir = test::temp_dir("cgns_partly_covered");
+    const std::string path = dir + "/box.cgns";
+    std::vector<std::vector<cgsize_t>> others;
+    for (int axis = 1; axis < 3; ++axis)
+        for (int v : {0, 2}) {
+            auto s = box_side(axis, v);
+            others.insert(others.end(), s.begin(), s.end());
+        }
+    write_cgns(path, 3, box_nodes(),
+               {{"cells", CGNS_ENUMV(HEXA_8), box_hexes()},
+                {"xmin_faces", CGNS_ENUMV(QUAD_4), box_side(0, 0)},
+                {"xmax_faces", CGNS_ENUMV(QUAD_4), box_side(0, 2)},
+                {"other_faces", CGNS_ENUMV(QUAD_4), others}},
+               {{"inflow", {9, 12}, true}, {"sides", {17, 24}, true}});
+    const std::string msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+    EXPECT_NE(msg.find("belongs to no boundary patch"), std::string::npos) << msg;
+    // "nodes [a, b, c, d] at (x, y, z)": the mean of the named (1-based) nodes is the point
+    const auto open = msg.find("nodes ["), close = msg.find("] at (");
+    ASSERT_NE(open, std::string::npos) << msg;
+    ASSERT_NE(close, std::string::npos) << msg;
+    std::vector<long> ids;
+    {
+        std::string list = msg.substr(open + 7, close - open - 7);
+        std::replace(list.begin(), list.end(), ',', ' ');
+        std::istringstream in(list);
+        for (long v; in >> v;) ids.push_back(v);
+    }
+    ASSERT_EQ(ids.size(), 4u) << msg;
+    std::string pt = msg.substr(close + 6);
+    std::replace(pt.begin(), pt.end(), ',', ' ');
+    std::istringstream pin(pt);
+    Vec3 at{};
+    pin >> at[0] >> at[1] >> at[2];
+    const std::vector<Vec3> x = box_nodes();
+    Vec3 mean{0, 0, 0};
+    for (long v : ids) {
+        ASSERT_GE(v, 1) << msg;
+        ASSERT_LE(v, 27) << msg;
+        for (int d = 0; d < 3; ++d) mean[d] += 0.25 * x[static_cast<std::size_t>(v - 1)][d];
+    }
+    for (int d = 0; d < 3; ++d) EXPECT_NEAR(mean[d], at[d], 1e-12) << msg;
+    EXPECT_TRUE(at[2] == 0.0 || at[2] == 2.0) << msg;  // a z side
 }
 
 // L-shaped domain of three unit cubes: A = [0,1]^3 one hexahedron; B = [1,2]x[0,1]^2 five pyramids
@@ -865,13 +964,17 @@ TEST(CgnsReaderErrors, MissingFileAndNotCgns) {
     EXPECT_NE(msg.find(dir + "/text.cgns"), std::string::npos) << msg;
 }
 
-TEST(CgnsReaderErrors, TwoZones) {
+TEST(CgnsReaderErrors, OverlappingZones) {
+    // the same block written twice: every cell of Zone2 coincides with one of Zone1
     const std::string dir = test::temp_dir("cgns_zones");
     const std::string path = dir + "/two.cgns";
     write_cgns(path, 3, box_nodes(), {{"cells", CGNS_ENUMV(HEXA_8), box_hexes()}}, {}, 2);
     const std::string msg = input_error([&] { read_cgns(path); });
     EXPECT_NE(msg.find(path), std::string::npos) << msg;
-    EXPECT_NE(msg.find("2 zones"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("zone 'Zone2' overlaps an earlier zone: its cell 1 has the vertices of a "
+                       "cell already read"),
+              std::string::npos)
+        << msg;
 }
 
 TEST(CgnsReaderErrors, StructuredZone) {
@@ -913,6 +1016,309 @@ TEST(CgnsReaderErrors, BocoListsAnUnknownElement) {
     const std::string msg = input_error([&] { read_cgns(path); });
     EXPECT_NE(msg.find(path), std::string::npos) << msg;
     EXPECT_NE(msg.find("boundary condition 'inflow' lists element 13"), std::string::npos) << msg;
+}
+
+// ---- CGNS multi-zone files (docs/usage.md "Mesh files")
+
+/// The [0,2]^3 box of box_nodes() cut at x = 1 into two zones of 4 hexahedra, each with its own
+/// vertex numbering (the 9 vertices on x = 1 in both): zone A x <= 1, zone B x >= 1. Patches:
+/// xmin (zone A), xmax (zone B), "walls" (the y and z sides, a BC of that name in both zones). Zone
+/// A also has a section "Interface" of its x = 1 faces without BC (as multi-block exports write).
+/// `shift` moves zone B's interface vertices along y by that much (a mismatched interface).
+std::vector<CgnsZone> two_zone_box(double shift = 0.0) {
+    std::vector<CgnsZone> zones;
+    for (int zi = 0; zi < 2; ++zi) {
+        CgnsZone z;
+        z.name = zi == 0 ? "blockA" : "blockB";
+        // local vertex (i, j, k), i in {0, 1} -> x = zi + i
+        auto local = [](int i, int j, int k) {
+            return static_cast<cgsize_t>(1 + i + 2 * j + 6 * k);
+        };
+        for (int k = 0; k < 3; ++k)
+            for (int j = 0; j < 3; ++j)
+                for (int i = 0; i < 2; ++i) {
+                    const bool at_interface = (zi == 0 && i == 1) || (zi == 1 && i == 0);
+                    z.nodes.push_back(
+                        {double(zi + i), j + (zi == 1 && at_interface ? shift : 0.0), double(k)});
+                }
+        std::vector<std::vector<cgsize_t>> hexes, xside, iface, walls;
+        for (int k = 0; k < 2; ++k)
+            for (int j = 0; j < 2; ++j)
+                hexes.push_back({local(0, j, k), local(1, j, k), local(1, j + 1, k),
+                                 local(0, j + 1, k), local(0, j, k + 1), local(1, j, k + 1),
+                                 local(1, j + 1, k + 1), local(0, j + 1, k + 1)});
+        const int outer_i = zi == 0 ? 0 : 1, inner_i = 1 - outer_i;
+        for (int j = 0; j < 2; ++j)
+            for (int k = 0; k < 2; ++k) {
+                xside.push_back({local(outer_i, j, k), local(outer_i, j + 1, k),
+                                 local(outer_i, j + 1, k + 1), local(outer_i, j, k + 1)});
+                iface.push_back({local(inner_i, j, k), local(inner_i, j + 1, k),
+                                 local(inner_i, j + 1, k + 1), local(inner_i, j, k + 1)});
+            }
+        for (int k = 0; k < 2; ++k)
+            for (int jv : {0, 2})
+                walls.push_back(
+                    {local(0, jv, k), local(1, jv, k), local(1, jv, k + 1), local(0, jv, k + 1)});
+        for (int j = 0; j < 2; ++j)
+            for (int kv : {0, 2})
+                walls.push_back(
+                    {local(0, j, kv), local(1, j, kv), local(1, j + 1, kv), local(0, j + 1, kv)});
+        // elements: 1..4 hexes, 5..8 the x side, 9..16 walls, (A) 17..20 the interface
+        z.sections = {{"cells", CGNS_ENUMV(HEXA_8), hexes},
+                      {zi == 0 ? "xmin_faces" : "xmax_faces", CGNS_ENUMV(QUAD_4), xside},
+                      {"wall_faces", CGNS_ENUMV(QUAD_4), walls}};
+        if (zi == 0) z.sections.push_back({"Interface", CGNS_ENUMV(QUAD_4), iface});
+        z.bocos = {{zi == 0 ? "xmin" : "xmax", {5, 8}, true}, {"walls", {9, 16}, true}};
+        zones.push_back(z);
+    }
+    return zones;
+}
+
+index_t interior_faces(const Mesh& m) {
+    index_t n = 0;
+    for (index_t f = 0; f < m.n_faces(); ++f) n += m.face_neighbour[f] >= 0;
+    return n;
+}
+
+TEST(CgnsMultiZone, BoxInTwoZonesEqualsTheOneZoneBox) {
+    const std::string dir = test::temp_dir("cgns_multizone");
+    write_zones(dir + "/two.cgns", 3, two_zone_box());
+    // the one-zone box with its cells in the same order (zone A's four, then zone B's)
+    std::vector<std::vector<cgsize_t>> hexes;
+    for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < 2; ++k)
+            for (int j = 0; j < 2; ++j)
+                hexes.push_back({bn(i, j, k), bn(i + 1, j, k), bn(i + 1, j + 1, k), bn(i, j + 1, k),
+                                 bn(i, j, k + 1), bn(i + 1, j, k + 1), bn(i + 1, j + 1, k + 1),
+                                 bn(i, j + 1, k + 1)});
+    std::vector<std::vector<cgsize_t>> walls;
+    for (int axis = 1; axis < 3; ++axis)
+        for (int v : {0, 2}) {
+            auto side = box_side(axis, v);
+            walls.insert(walls.end(), side.begin(), side.end());
+        }
+    write_cgns(dir + "/one.cgns", 3, box_nodes(),
+               {{"cells", CGNS_ENUMV(HEXA_8), hexes},
+                {"xmin_faces", CGNS_ENUMV(QUAD_4), box_side(0, 0)},
+                {"xmax_faces", CGNS_ENUMV(QUAD_4), box_side(0, 2)},
+                {"wall_faces", CGNS_ENUMV(QUAD_4), walls}},
+               {{"xmin", {9, 12}, true}, {"xmax", {13, 16}, true}, {"walls", {17, 32}, true}});
+    const Mesh two = read_cgns(dir + "/two.cgns");
+    const Mesh one = read_cgns(dir + "/one.cgns");
+    validate_mesh(two, "two.cgns");
+    EXPECT_EQ(two.n_nodes(), 27);  // the 9 interface vertices joined
+    ASSERT_EQ(two.n_cells(), one.n_cells());
+    for (index_t c = 0; c < one.n_cells(); ++c) {
+        EXPECT_NEAR(two.cell_volume[c], one.cell_volume[c], 1e-14) << c;
+        for (int d = 0; d < 3; ++d)
+            EXPECT_NEAR(two.cell_centroid[c][d], one.cell_centroid[c][d], 1e-14) << c;
+    }
+    EXPECT_EQ(two.n_faces(), one.n_faces());
+    EXPECT_EQ(interior_faces(two), interior_faces(one));
+    EXPECT_EQ(interior_faces(two), 12);  // 4 of them across the zone interface
+    // the interface section is no patch; "walls" of both zones is one patch
+    EXPECT_EQ(two.patch_names, (std::vector<std::string>{"xmin", "walls", "xmax"}));
+    EXPECT_EQ(one.patch_names, (std::vector<std::string>{"xmin", "xmax", "walls"}));
+    for (const std::string p : {"xmin", "xmax", "walls"})
+        EXPECT_NEAR(patch_area(two, p), patch_area(one, p), 1e-13) << p;
+    EXPECT_NEAR(patch_area(two, "walls"), 16.0, 1e-13);
+    const Vec3 sa = boundary_vector_area(two);
+    for (int d = 0; d < 3; ++d) EXPECT_NEAR(sa[d], 0.0, 1e-13);
+    // vertices 1e-9 apart (below 1e-6 of the unit cell size) still join
+    write_zones(dir + "/near.cgns", 3, two_zone_box(1e-9));
+    const Mesh near = read_cgns(dir + "/near.cgns");
+    EXPECT_EQ(near.n_nodes(), 27);
+    EXPECT_EQ(interior_faces(near), 12);
+}
+
+TEST(CgnsMultiZoneErrors, MismatchedInterfaceNamesTheZoneAndAFace) {
+    const std::string dir = test::temp_dir("cgns_multizone_bad");
+    const std::string path = dir + "/two.cgns";
+    // zone B's interface vertices moved by 0.25 in y: zone A's interface faces are a patch (its
+    // section without BC, "Interface"), zone B's are in none
+    write_zones(path, 3, two_zone_box(0.25));
+    const std::string msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find("CGNS file '" + path +
+                       "': zone 'blockB' has 4 boundary faces in no "
+                       "boundary condition that match no face of another zone (the first at (1, "
+                       "0.75, 0.5))"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("zones must meet vertex to vertex"), std::string::npos) << msg;
+}
+
+TEST(CgnsMultiZoneErrors, StructuredZoneAmongUnstructuredOnes) {
+    const std::string dir = test::temp_dir("cgns_multizone_struct");
+    const std::string path = dir + "/mixed.cgns";
+    write_zones(path, 3, {two_zone_box()[0]}, [](int fn, int B, int) {
+        int Z = 0;
+        cgsize_t size[9] = {2, 2, 2, 1, 1, 1, 0, 0, 0};
+        cg_ok(cg_zone_write(fn, B, "sblock", size, CGNS_ENUMV(Structured), &Z), "zone");
+    });
+    const std::string msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find("zone 'sblock' is structured; only unstructured zones are supported"),
+              std::string::npos)
+        << msg;
+}
+
+// ---- CGNS length units (docs/usage.md "Mesh files")
+
+std::vector<CgnsSection> box_sections() {
+    std::vector<CgnsSection> sections = {{"cells", CGNS_ENUMV(HEXA_8), box_hexes()}};
+    for (int axis = 0; axis < 3; ++axis)
+        for (int v : {0, 2})
+            sections.push_back({std::string("xyz")[axis] + std::string(v ? "max" : "min"),
+                                CGNS_ENUMV(QUAD_4), box_side(axis, v)});
+    return sections;
+}
+
+std::vector<Vec3> scaled(std::vector<Vec3> x, double s, double offset = 0) {
+    for (Vec3& p : x)
+        for (double& c : p) c = c * s + offset;
+    return x;
+}
+
+void write_units(CGNS_ENUMT(LengthUnits_t) u) {
+    cg_ok(cg_units_write(CGNS_ENUMV(Kilogram), u, CGNS_ENUMV(Second), CGNS_ENUMV(Kelvin),
+                         CGNS_ENUMV(Radian)),
+          "cg_units_write");
+}
+
+/// cg_goto to the base (Z = 0), the zone, or a coordinate array of the zone (name).
+void go(int fn, int B, int Z = 0, const char* array = nullptr) {
+    if (Z == 0)
+        cg_ok(cg_goto(fn, B, "end"), "cg_goto base");
+    else if (array == nullptr)
+        cg_ok(cg_goto(fn, B, "Zone_t", Z, "end"), "cg_goto zone");
+    else
+        cg_ok(cg_goto(fn, B, "Zone_t", Z, "GridCoordinates_t", 1, array, 0, "end"),
+              "cg_goto array");
+}
+
+void expect_same_geometry(const Mesh& a, const Mesh& b, double tol) {
+    ASSERT_EQ(a.n_nodes(), b.n_nodes());
+    for (index_t i = 0; i < a.n_nodes(); ++i)
+        for (int d = 0; d < 3; ++d) EXPECT_NEAR(a.nodes[i][d], b.nodes[i][d], tol) << "node " << i;
+    ASSERT_EQ(a.n_cells(), b.n_cells());
+    for (index_t c = 0; c < a.n_cells(); ++c)
+        EXPECT_NEAR(a.cell_volume[c], b.cell_volume[c], tol * tol * tol) << "cell " << c;
+    EXPECT_EQ(a.patch_names, b.patch_names);
+    EXPECT_EQ(a.face_patch, b.face_patch);
+}
+
+TEST(CgnsUnits, MillimetreInchAndMetreFilesGiveTheSameMetres) {
+    const std::string dir = test::temp_dir("cgns_units");
+    // the [0, 2 mm]^3 box written in metres, in millimetres (base units) and in inches (zone
+    // units over base units Meter)
+    write_cgns(dir + "/m.cgns", 3, scaled(box_nodes(), 1e-3), box_sections(), {}, 1,
+               [](int fn, int B, int) {
+                   go(fn, B);
+                   write_units(CGNS_ENUMV(Meter));
+               });
+    write_cgns(dir + "/mm.cgns", 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int) {
+        go(fn, B);
+        write_units(CGNS_ENUMV(Millimeter));
+    });
+    write_cgns(dir + "/in.cgns", 3, scaled(box_nodes(), 1e-3 / 0.0254), box_sections(), {}, 1,
+               [](int fn, int B, int Z) {
+                   go(fn, B);
+                   write_units(CGNS_ENUMV(Meter));
+                   go(fn, B, Z);
+                   write_units(CGNS_ENUMV(Inch));
+               });
+    const Mesh m = read_cgns(dir + "/m.cgns");
+    const Mesh mm = read_cgns(dir + "/mm.cgns");
+    const Mesh in = read_cgns(dir + "/in.cgns");
+    EXPECT_NEAR(total_volume(m), 8e-9, 1e-22);
+    EXPECT_NEAR(total_volume(mm), 8e-9, 1e-22);
+    EXPECT_EQ(mm.nodes[26], (Vec3{2e-3, 2e-3, 2e-3}));
+    expect_same_geometry(mm, m, 1e-18);
+    expect_same_geometry(in, m, 1e-18);
+    EXPECT_NEAR(patch_area(mm, "xmax"), 4e-6, 1e-19);
+    // mesh.scale multiplies the metres
+    const Mesh half = read_cgns(dir + "/mm.cgns", 0.5);
+    EXPECT_NEAR(total_volume(half), 1e-9, 1e-22);
+    // without units the stored numbers are used as they are (2 x 2 x 2)
+    write_cgns(dir + "/none.cgns", 3, box_nodes(), box_sections(), {});
+    EXPECT_NEAR(total_volume(read_cgns(dir + "/none.cgns")), 8.0, 1e-13);
+}
+
+TEST(CgnsUnits, ArrayUnitsDataConversionAndExponents) {
+    // CoordinateX stored as (x_mm - 5) / 2 with DataConversion (2, 5) and array units Millimeter;
+    // Y in centimetres (array units over the base's Meter) with DimensionalExponents of a length;
+    // Z in metres from the base.
+    const std::string dir = test::temp_dir("cgns_units_array");
+    std::vector<Vec3> x = box_nodes();  // the box in mm
+    for (Vec3& p : x) {
+        p[0] = (p[0] - 5.0) / 2.0;
+        p[1] = p[1] * 0.1;
+        p[2] = p[2] * 1e-3;
+    }
+    write_cgns(dir + "/a.cgns", 3, x, box_sections(), {}, 1, [](int fn, int B, int Z) {
+        go(fn, B);
+        write_units(CGNS_ENUMV(Meter));
+        go(fn, B, Z, "CoordinateX");
+        cg_ok(cg_dataclass_write(CGNS_ENUMV(NormalizedByDimensional)), "dataclass");
+        write_units(CGNS_ENUMV(Millimeter));
+        const double conv[2] = {2.0, 5.0};
+        cg_ok(cg_conversion_write(CGNS_ENUMV(RealDouble), conv), "conversion");
+        go(fn, B, Z, "CoordinateY");
+        write_units(CGNS_ENUMV(Centimeter));
+        const float ex[5] = {0, 1, 0, 0, 0};
+        cg_ok(cg_exponents_write(CGNS_ENUMV(RealSingle), ex), "exponents");
+    });
+    write_cgns(dir + "/m.cgns", 3, scaled(box_nodes(), 1e-3), box_sections(), {});
+    expect_same_geometry(read_cgns(dir + "/a.cgns"), read_cgns(dir + "/m.cgns"), 1e-18);
+}
+
+TEST(CgnsUnits, NondimensionalDataClassIsUsedAsStored) {
+    // DataClass NormalizedByUnknownDimensional on the zone: the base's Millimeter does not apply
+    const std::string dir = test::temp_dir("cgns_units_nondim");
+    write_cgns(dir + "/n.cgns", 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int Z) {
+        go(fn, B);
+        write_units(CGNS_ENUMV(Millimeter));
+        go(fn, B, Z);
+        cg_ok(cg_dataclass_write(CGNS_ENUMV(NormalizedByUnknownDimensional)), "dataclass");
+    });
+    const Mesh m = read_cgns(dir + "/n.cgns");
+    EXPECT_NEAR(total_volume(m), 8.0, 1e-13);
+    EXPECT_EQ(m.nodes[26], (Vec3{2, 2, 2}));
+}
+
+TEST(CgnsUnitsErrors, UnknownUnitNormalizedWithoutConversionAndNotALength) {
+    const std::string dir = test::temp_dir("cgns_units_bad");
+    const std::string path = dir + "/b.cgns";
+    write_cgns(path, 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int) {
+        go(fn, B);
+        write_units(CGNS_ENUMV(LengthUnitsUserDefined));
+    });
+    std::string msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find("CGNS file '" + path +
+                       "': CoordinateX of zone 'Zone1' has LengthUnits "
+                       "UserDefined (DimensionalUnits of the base): its size in metres is unknown"),
+              std::string::npos)
+        << msg;
+
+    write_cgns(path, 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int Z) {
+        go(fn, B, Z);
+        cg_ok(cg_dataclass_write(CGNS_ENUMV(NormalizedByDimensional)), "dataclass");
+    });
+    msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find("CoordinateX of zone 'Zone1' is NormalizedByDimensional (DataClass of the "
+                       "zone 'Zone1') without a DataConversion"),
+              std::string::npos)
+        << msg;
+
+    write_cgns(path, 3, box_nodes(), box_sections(), {}, 1, [](int fn, int B, int Z) {
+        go(fn, B, Z, "CoordinateY");
+        const double ex[5] = {1, 0, 0, 0, 0};
+        cg_ok(cg_exponents_write(CGNS_ENUMV(RealDouble), ex), "exponents");
+    });
+    msg = input_error([&] { read_cgns(path); });
+    EXPECT_NE(msg.find("CoordinateY of zone 'Zone1' has DimensionalExponents (mass, length, time, "
+                       "temperature, angle) = (1, 0, 0, 0, 0), not those of a length"),
+              std::string::npos)
+        << msg;
 }
 
 #else

@@ -30,7 +30,7 @@ std::string error_of(const std::string& text, const std::vector<std::string>& ov
     try {
         Config cfg = Config::from_string(text, "case.yaml");
         for (const auto& o : overrides) cfg.apply_override(o);
-        const OversetCase c = parse_overset_case(cfg);
+        OversetCase c = parse_overset_case(cfg);
         std::vector<Mesh> meshes;
         for (const auto& g : c.grids) meshes.push_back(load_mesh(g.mesh));
         check_case_meshes(cfg, c, meshes);
@@ -63,6 +63,30 @@ TEST(OversetConfig, ValidCase) {
     cfg = Config::from_string(kCase, "case.yaml");
     cfg.apply_override("overset.hole_cut=off");
     EXPECT_EQ(parse_overset_case(cfg).hole_cut, "off");
+}
+
+TEST(OversetConfig, WallPatternsTakeTheirPatches) {
+    // docs/usage.md "Patch patterns": a walls entry that is a pattern stands for every patch it
+    // matches (each once); one that matches none is refused like an unknown name
+    auto walls_of = [](const std::string& walls) {
+        Config cfg = Config::from_string(kCase, "case.yaml");
+        cfg.apply_override("overset.grids.1.walls=" + walls);
+        OversetCase c = parse_overset_case(cfg);
+        std::vector<Mesh> meshes;
+        for (const auto& g : c.grids) meshes.push_back(load_mesh(g.mesh));
+        check_case_meshes(cfg, c, meshes);
+        return c.grids[1].walls;
+    };
+    EXPECT_EQ(walls_of("[\"y*\"]"), (std::vector<std::string>{"ymin", "ymax"}));
+    EXPECT_EQ(walls_of("[xmax, \"*\"]"),
+              (std::vector<std::string>{"xmax", "xmin", "ymin", "ymax"}));
+    EXPECT_EQ(walls_of("[\"[xy]min\"]"), (std::vector<std::string>{"xmin", "ymin"}));
+    const std::string e = error_of(kCase, {"overset.grids.1.walls=[ymin, \"z*\"]"});
+    EXPECT_NE(e.find("overset.grids.1.walls.1"), std::string::npos) << e;
+    EXPECT_NE(e.find("pattern 'z*' matches no patch of this grid's mesh (patches: xmin, xmax, "
+                     "ymin, ymax)"),
+              std::string::npos)
+        << e;
 }
 
 TEST(OversetConfig, ErrorsNameTheKeyPath) {
