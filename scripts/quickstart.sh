@@ -31,6 +31,7 @@ cat <<MSG
 
 Next steps (README.md "Looking at results"):
   paraview $out/fields_final.xdmf        # fields: rho, U, T, p, q, stress, Mach, Kn_local per cell
+                                         # ($out/fields.xdmf: all written steps, with output.every)
   $py scripts/compare_cavity2d.py $out/fields_final.h5 --lid-speed 0.15 --plot $out/cavity
   less $out/summary.json                 # run summary: steps, residuals, wall forces, timings
   ./scripts/build.sh build               # everything, including the test suites (./scripts/test.sh runs them)
