@@ -92,5 +92,14 @@ check(math.isclose(js["reference_state"]["si_per_nondimensional_unit"]["pressure
 check(close(js["walls"]["force"], np.array(jn["walls"]["force"]) * rho * C * C * L, 1e-11), "summary walls.force")
 check(jn["walls"]["CD"] is None and "no flow direction" in jn["walls"]["coefficients_undefined"],
       "undefined C_D is null with the reason")
+# The restarted run's series: the first run's files, then its own, one mesh.
+with meshio.xdmf.TimeSeriesReader(os.path.join(sys.argv[3], "fields.xdmf")) as r:
+    r.read_points_cells()
+    times = [r.read_data(k)[0] for k in range(r.num_steps)]
+with meshio.xdmf.TimeSeriesReader(os.path.join(si, "fields.xdmf")) as r:
+    r.read_points_cells()
+    first = [r.read_data(k)[0] for k in range(r.num_steps)]
+check(len(times) == 4 and times[:2] == first and all(b > a for a, b in zip(times, times[1:])),
+      f"restart: fields.xdmf continues the series ({len(times)} steps)")
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

@@ -10,6 +10,11 @@ work=outputs_readable
 rm -rf "$work"
 for units in nondimensional si; do
   timeout 120 "$mpiexec" "$npflag" 2 "$solver" "$case_file" --quiet --set output.directory="$work/$units" \
-    --set output.units="$units" || { echo "FAIL: the $units run exited $?"; exit 1; }
+    --set output.units="$units" --set checkpoint.every=10 || { echo "FAIL: the $units run exited $?"; exit 1; }
 done
-exec "$python" "$here/outputs_readable.py" "$work/nondimensional" "$work/si"
+# A restart continues the time series: fields.xdmf then lists steps 5, 10 (the first run's) and 15, 20.
+cp -r "$work/si" "$work/restart"
+timeout 120 "$mpiexec" "$npflag" 2 "$solver" "$case_file" --quiet --set output.directory="$work/restart" \
+  --set output.units=si --set checkpoint.every=10 --set time.steps=20 --restart latest \
+  || { echo "FAIL: the restart exited $?"; exit 1; }
+exec "$python" "$here/outputs_readable.py" "$work/nondimensional" "$work/si" "$work/restart"
