@@ -1,5 +1,7 @@
 // Gmsh MSH 4.1 reader (ASCII and binary), after the "MSH file format" chapter of the Gmsh manual:
-// sections $MeshFormat, $PhysicalNames, $Entities, $Nodes, $Elements; other sections are skipped.
+// sections $MeshFormat, $PhysicalNames, $Entities, $PartitionedEntities, $Nodes, $Elements; other
+// sections ($GhostElements, $Periodic, ...) are skipped. A partitioned file (gmsh -part N) is read
+// as the one global mesh it holds (docs/usage.md "Mesh files").
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -322,6 +324,7 @@ private:
     void read_format();
     void read_physical_names();
     void read_entities();
+    void read_partitioned_entities();
     void read_nodes();
     void read_elements();
     void read_element_block(ElementBlock& blk, const GmshType& info);
@@ -400,6 +403,56 @@ void GmshParser::read_entities() {
             m_entity_phys[{dim, tag}] = std::move(phys);
         }
     }
+}
+
+// $PartitionedEntities (MSH 4.1, files of gmsh -part N): the entities that nodes and elements of a
+// partitioned file refer to, each with its parent model entity. A partition entity of the parent's
+// dimension is a piece of it and takes its physical groups; one of lower dimension than its parent
+// is a boundary between partitions inside it (interior: in no patch). Ghost entities are only
+// counted; $GhostElements are skipped (each element is read once, from its own partition).
+void GmshParser::read_partitioned_entities() {
+    if (!m_have_entities) fail_at(m_pos, "$PartitionedEntities comes before $Entities");
+    get_size("numPartitions");
+    const std::size_t n_ghost = get_count("numGhostEntities", 8);
+    for (std::size_t g = 0; g < n_ghost; ++g) {
+        get_int("ghostEntityTag");
+        get_int("partition");
+    }
+    std::size_t counts[4];
+    for (std::size_t& c : counts) c = get_count("number of partitioned entities", 24);
+    std::map<std::pair<int, int>, std::vector<int>> pieces;
+    for (int dim = 0; dim < 4; ++dim) {
+        for (std::size_t e = 0; e < counts[dim]; ++e) {
+            const std::size_t at = here();
+            const int tag = get_int("entity tag");
+            const int parent_dim = get_int("parentDim");
+            const int parent_tag = get_int("parentTag");
+            if (parent_dim < dim || parent_dim > 3) {
+                fail_at(at, "partitioned entity " + std::to_string(tag) + " of dimension " +
+                                std::to_string(dim) + " has parent dimension " +
+                                std::to_string(parent_dim));
+            }
+            const std::size_t n_part = get_count("numPartitions", 4);
+            for (std::size_t k = 0; k < n_part; ++k) get_int("partition tag");
+            for (int k = 0; k < (dim == 0 ? 3 : 6); ++k) get_double("entity bounding box");
+            const std::size_t n_phys = get_count("numPhysicalTags", 4);
+            std::vector<int> phys(n_phys);
+            for (int& p : phys) p = get_int("physical tag");
+            if (dim > 0) {
+                const std::size_t n_bound = get_count("numBounding", 4);
+                for (std::size_t b = 0; b < n_bound; ++b) get_int("bounding entity tag");
+            }
+            if (parent_dim == dim) {
+                auto parent = m_entity_phys.find({parent_dim, parent_tag});
+                if (parent != m_entity_phys.end()) phys = parent->second;
+            } else {
+                phys.clear();  // between partitions: interior
+            }
+            pieces[{dim, tag}] = std::move(phys);
+        }
+    }
+    // Nodes and elements refer to the partition entities (their tags follow the model's).
+    for (auto& [key, phys] : pieces) m_entity_phys[key] = std::move(phys);
 }
 
 void GmshParser::read_nodes() {
@@ -520,9 +573,13 @@ Mesh GmshParser::run(double scale) {
             read_physical_names();
         } else if (m_section == "Entities") {
             read_entities();
+        } else if (m_section == "PartitionedEntities") {
+            read_partitioned_entities();
         } else if (m_section == "Nodes") {
             if (m_have_nodes)
-                fail_at(at, "second $Nodes section (partitioned files are not supported)");
+                fail_at(at,
+                        "second $Nodes section (one file must hold the whole mesh: write "
+                        "partitioned meshes as one file, without -part_split)");
             read_nodes();
         } else if (m_section == "Elements") {
             if (m_have_elements) fail_at(at, "second $Elements section");

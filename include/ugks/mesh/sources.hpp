@@ -23,7 +23,8 @@ Mesh make_box(const BoxSpec& spec);
 
 /// Gmsh .msh 4.1 (ASCII and binary): physical groups of dimension dim-1 become patches (named by
 /// their physical names, "patch_<tag>" when unnamed, in the order of the physical tags); elements
-/// of dimension dim (the highest present) become cells; other sections are skipped. `scale`
+/// of dimension dim (the highest present) become cells; other sections are skipped. A partitioned
+/// file (gmsh -part N: $PartitionedEntities, $GhostElements skipped) gives its global mesh. `scale`
 /// multiplies all coordinates. The returned mesh has faces and geometry built
 /// (build_faces_and_geometry), nodes used by no cell dropped (file order kept), cells with mirrored
 /// node order (e.g. a 2D surface with normal -z) reoriented; a 2D mesh must lie in z = 0, a 1D one

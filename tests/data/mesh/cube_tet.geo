@@ -1,5 +1,7 @@
 // Unit cube [0,1]^3 meshed with tetrahedra, for the mesh reader tests.
 // Generate: gmsh -3 cube_tet.geo -format msh41 -o cube_tet.msh
+// Partitioned, with ghost cells ($PartitionedEntities, $GhostElements; Gmsh 4.8.4 with METIS):
+//           gmsh -3 cube_tet.geo -format msh41 -part 3 -part_ghosts -o cube_tet_part3.msh
 SetFactory("OpenCASCADE");
 Box(1) = {0, 0, 0, 1, 1, 1};
 Mesh.MeshSizeMin = 0.4;

@@ -3,6 +3,9 @@
 // and the reader must reorient them.
 // Generate: gmsh -2 square2d.geo -format msh41 -o square2d.msh
 //           gmsh -2 square2d.geo -format msh41 -bin -o square2d_bin.msh
+// Partitioned (Gmsh 4.8.4 with METIS: the same mesh in 2 partitions, $PartitionedEntities):
+//           gmsh -2 square2d.geo -format msh41 -part 2 -o square2d_part2.msh
+//           gmsh -2 square2d.geo -format msh41 -bin -part 2 -o square2d_part2_bin.msh
 lc = 0.2;
 Point(1) = {0, 0, 0, lc};
 Point(2) = {0.5, 0, 0, lc};
