@@ -39,17 +39,22 @@ std::vector<CellField> OutputUnits::convert(std::vector<CellField> fields) const
     return fields;
 }
 
-void OutputUnits::convert(std::vector<SurfaceFace>& faces, SurfaceReference& r) const {
+void OutputUnits::convert(std::vector<SurfaceFace>& faces) const {
     if (!si) return;
     const double L = scale(Quantity::length), A = scale(Quantity::area);
     const double p = scale(Quantity::pressure), q = scale(Quantity::heat_flux);
-    const double c = scale(Quantity::speed);
     for (SurfaceFace& f : faces) {
         for (double& x : f.centroid) x *= L;
         f.area *= A;
         for (double& x : f.P) x *= p;
         f.qw *= q;
     }
+}
+
+void OutputUnits::convert(SurfaceReference& r) const {
+    if (!si) return;
+    const double L = scale(Quantity::length), A = scale(Quantity::area);
+    const double p = scale(Quantity::pressure), c = scale(Quantity::speed);
     r.rho_inf *= scale(Quantity::density);
     r.p_inf *= p;
     for (double& x : r.U_inf) x *= c;

@@ -255,8 +255,7 @@ const char* signal_name(int sig) {
 void HistoryObserver::on_start(const RunContext& ctx) {
     m_units = OutputUnits::of(ctx.pb.setup, ctx.pb.mesh.dim);
     m_ref = surface_reference(ctx.pb.setup, ctx.pb.mesh);
-    std::vector<SurfaceFace> none;
-    m_units.convert(none, m_ref);
+    m_units.convert(m_ref);
     const std::vector<std::string> cols{"step",      "time",      "dt",      "res_rho", "res_rhoU",
                                         "res_rhoE",  "wall_time", "wall_Fx", "wall_Fy", "wall_Fz",
                                         "wall_heat", "CD",        "CL",      "CS",      "Cm_x",
@@ -280,8 +279,7 @@ bool HistoryObserver::on_step(const RunContext& ctx, const StepResult& r) {
     double sums[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     BodyLoads body;
     std::vector<SurfaceFace> faces = wall_faces(ctx);
-    SurfaceReference unused = m_ref;
-    m_units.convert(faces, unused);
+    m_units.convert(faces);
     for (const auto& sf : faces) {
         const Vec3 F{sf.P[0] * sf.area, sf.P[1] * sf.area, sf.P[2] * sf.area};
         for (int d = 0; d < 3; ++d) sums[d] += F[d];
@@ -631,7 +629,8 @@ void SurfaceOutputObserver::on_end(const RunContext& ctx, const LoopEnd&) {
     const OutputUnits units = OutputUnits::of(pb.setup, pb.mesh.dim);
     m_ref = surface_reference(pb.setup, pb.mesh);
     std::vector<SurfaceFace> faces = wall_faces(ctx);
-    units.convert(faces, m_ref);
+    units.convert(faces);
+    units.convert(m_ref);
     const std::vector<std::string> walls = diffuse_wall_patches(pb.setup);
     if (walls.empty() || ctx.solver.step_count() == 0) return;
     FieldsMeta extra = units.surface_meta();

@@ -34,8 +34,10 @@ struct OutputUnits {
     static Quantity field_quantity(const std::string& field);
     /// The fields in the output units.
     std::vector<CellField> convert(std::vector<CellField> fields) const;
-    /// Wall faces and their reference in the output units (coefficients are unchanged by it).
-    void convert(std::vector<SurfaceFace>& faces, SurfaceReference& ref) const;
+    /// Wall faces and their reference in the output units (convert both: the coefficients, ratios
+    /// of the two, are then unchanged).
+    void convert(std::vector<SurfaceFace>& faces) const;
+    void convert(SurfaceReference& ref) const;
 
     /// The metadata of a fields/mesh/surface file: `units`, the reference state (reference_length
     /// ... when dimensional), the dataset units of `fields` and the mesh, the mesh scales.
