@@ -386,6 +386,8 @@ bool run_control_key(const std::string& path) {
                                        "time.monitor_window",
                                        "time.divergence_factor",
                                        "time.stagnation_window",
+                                       "time.limiter_freeze",
+                                       "time.limiter_freeze_window",
                                        "checkpoint",
                                        "output",
                                        "parallel",
@@ -553,7 +555,15 @@ RunOrigin restart_solver(StepSolver& solver, const Problem& pb, const CommandLin
     for (const auto& c : candidates) {
         CheckpointInfo info;
         try {
-            solver.state_import(read_checkpoint(c, ckl, &info));
+            SolverState st = read_checkpoint(c, ckl, &info);
+            if (st.limiter.step >= 0 && pb.setup.time.limiter_freeze == "off") {
+                log::info(
+                    "note: {} holds limiter factors frozen after step {}; time.limiter_freeze is "
+                    "off, so this run uses the live limiter (docs/steady.md section 7.10)",
+                    c, st.limiter.step);
+                st.limiter = FrozenLimiter{};
+            }
+            solver.state_import(st);
         } catch (const InputError& e) {
             if (!latest) throw;
             log::error("warning: skipping {}", e.what());

@@ -494,6 +494,21 @@ void SteadyStateObserver::on_start(const RunContext& ctx) {
     else if (setup.time.steady())
         log::info("time.mode steady: local time steps (CFL {}), docs/steady.md",
                   setup.numerics.cfl);
+    const TimeConfig& tc = setup.time;
+    m_frozen_step = ctx.solver.limiter_frozen_step();
+    if (m_frozen_step >= 0)
+        log::info(
+            "limiter frozen (restart) since step {}: stored factors continue (docs/steady.md "
+            "section 7.10)",
+            m_frozen_step);
+    else if (tc.limiter_freeze == "auto")
+        log::info(
+            "limiter freezing: auto (once the smallest residual falls by less than 10 % "
+            "over {} steps; time.limiter_freeze, docs/steady.md section 7.10)",
+            tc.limiter_freeze_window);
+    else if (tc.limiter_freeze == "step")
+        log::info("limiter freezing: after step {} (time.limiter_freeze)", tc.limiter_freeze_step);
+    if (m_frozen_step < 0 && tc.limiter_freeze == "step") freeze_rule(ctx);  // N <= this step
     if (m_monitor.active())
         log::info("monitor: {}{} must change by < {} (relative) over {} steps",
                   m_walls.empty() ? "" : "force on each wall patch",
@@ -506,6 +521,7 @@ bool SteadyStateObserver::on_step(const RunContext& ctx, const StepResult& r) {
     const bool res_rule = tol > 0;
     const bool res_ok = std::max({r.residual[0], r.residual[1], r.residual[2]}) < tol;
     const bool mon = m_monitor.active();
+    if (ctx.pb.setup.time.steady() && blown_up(ctx, r)) return true;
     if (mon) {
         std::vector<MonitorGroup> groups;
         // force on each diffuse-wall patch, judged together (the total over all walls of a closed
@@ -521,7 +537,10 @@ bool SteadyStateObserver::on_step(const RunContext& ctx, const StepResult& r) {
     if (ctx.pb.setup.time.steady() && !(res_rule && res_ok) && diverging(ctx, r)) return true;
     const bool steady =
         (res_rule || mon) && (!res_rule || res_ok) && (!mon || m_monitor.converged());
-    if (!steady) return false;
+    if (!steady) {
+        if (ctx.pb.setup.time.steady()) freeze_rule(ctx);
+        return false;
+    }
     m_reached = true;
     if (!mon)
         log::info("steady state reached at step {} (residuals below {})", ctx.solver.step_count(),
@@ -535,11 +554,55 @@ bool SteadyStateObserver::on_step(const RunContext& ctx, const StepResult& r) {
     return true;
 }
 
+void SteadyStateObserver::freeze_rule(const RunContext& ctx) {
+    const TimeConfig& tc = ctx.pb.setup.time;
+    if (tc.limiter_freeze == "off" || m_freeze_tried || m_frozen_step >= 0) return;
+    const long step = ctx.solver.step_count();
+    if (tc.limiter_freeze == "step") {
+        if (step < tc.limiter_freeze_step) return;
+        m_freeze_why = fmt::format("time.limiter_freeze: {}", tc.limiter_freeze_step);
+    } else {
+        if (m_steps < kWarmup) return;  // m_min: the smallest residual from step kWarmup on
+        m_freeze_hist.push_back(m_min);
+        if (static_cast<long>(m_freeze_hist.size()) <= tc.limiter_freeze_window) return;
+        const double before = m_freeze_hist.front();
+        m_freeze_hist.pop_front();
+        // a stall at round-off (1e-13 and below) is convergence, not a limit cycle
+        if (!(m_min > kFreezeFall * before) || m_min < 1e-13) return;
+        m_freeze_why = fmt::format(
+            "auto: the smallest residual fell only from {:.3e} to {:.3e} over the last {} steps",
+            before, m_min, tc.limiter_freeze_window);
+    }
+    m_freeze_tried = true;
+    if (!ctx.solver.freeze_limiter()) return;
+    m_frozen_step = step;
+    log::info(
+        "limiter frozen after step {} ({}): from now on no limiter factor rises above its "
+        "value in this or a later step (docs/steady.md section 7.10)",
+        step, m_freeze_why);
+}
+
+bool SteadyStateObserver::blown_up(const RunContext& ctx, const StepResult& r) {
+    const StepResult prev = m_prev;
+    m_prev = r;
+    if (++m_seen <= kWarmup) return false;
+    const double res = std::max({r.residual[0], r.residual[1], r.residual[2]});
+    const double res0 = std::max({prev.residual[0], prev.residual[1], prev.residual[2]});
+    static const char* const names[3] = {"mean |rho|", "momentum scale", "mean |rho E|"};
+    for (int k = 0; k < 3; ++k) {
+        if (!(r.scale[k] > kBlowUp * prev.scale[k] && res * kBlowUp < res0)) continue;
+        m_failure = fmt::format(
+            "steady iteration diverging: in step {} the {} of the state grew from {:.3e} to {:.3e} "
+            "while the residual, normalized by it, fell from {:.3e} to {:.3e}: the state blew up "
+            "(fields_final.h5 holds it)",
+            ctx.solver.step_count(), names[k], prev.scale[k], r.scale[k], res0, res);
+        m_stop = "divergence";
+        return true;
+    }
+    return false;
+}
+
 bool SteadyStateObserver::diverging(const RunContext& ctx, const StepResult& r) {
-    // The first steps of an iteration from an initial state may raise the residual by orders of
-    // magnitude (a wall starting to move, a pressure difference switched on): the smallest value
-    // is taken from step kWarmup of this run on.
-    constexpr long kWarmup = 10;
     constexpr double kStagnation = 0.9;  // the smallest residual must fall by 10 % per window
     const TimeConfig& tc = ctx.pb.setup.time;
     const long step = ctx.solver.step_count();
@@ -604,7 +667,9 @@ void SteadyStateObserver::summarize(nlohmann::json& j) const {
         j["steady"] = {
             {"converged", m_reached},
             {"stopped_by", m_reached ? "steady_tolerance" : m_stop},
-            {"final_residuals", {m_last.residual[0], m_last.residual[1], m_last.residual[2]}}};
+            {"final_residuals", {m_last.residual[0], m_last.residual[1], m_last.residual[2]}},
+            {"limiter_frozen_after_step",
+             m_frozen_step >= 0 ? nlohmann::json(m_frozen_step) : nlohmann::json()}};
     if (m_monitor.active())
         j["monitor"] = {{"change", m_change < 1e300 ? m_change : -1.0},
                         {"tolerance", m_monitor.tolerance()},

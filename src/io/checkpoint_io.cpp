@@ -174,7 +174,12 @@ struct Stored {
     CheckpointInfo info;
     std::int64_t velocity_dim = 0, K_int = 0, store_b = 0;
     std::uint64_t checksum[5] = {0, 0, 0, 0, 0};
+    /// version 3: limiter_frozen_step (as uint64; -1 when none), checksums of limiter_W, _h, _b
+    std::uint64_t limiter[4] = {static_cast<std::uint64_t>(-1), 0, 0, 0};
+    long limiter_step() const { return static_cast<long>(static_cast<std::int64_t>(limiter[0])); }
 };
+
+const char* const kLimiterNames[3] = {"/state/limiter_W", "/state/limiter_h", "/state/limiter_b"};
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
     UGKS_INPUT_ERROR("checkpoint '" << path << "': " << what);
@@ -267,9 +272,22 @@ Stored read_root(const std::string& path, const H5Reader& r) {
     }
     s.info.run_id = r.string_attribute("/", "run_id");
     s.info.written_at = r.scalar_attribute<double>("/", "written_at");
+    if (version >= 3) {
+        const std::int64_t ls = r.scalar_attribute<std::int64_t>("/", "limiter_frozen_step");
+        if (ls < -1 || ls > step)
+            bad(path, "root attribute 'limiter_frozen_step' = " + std::to_string(ls) +
+                          " is neither -1 nor a step up to the checkpoint's step " +
+                          std::to_string(step));
+        s.limiter[0] = static_cast<std::uint64_t>(ls);
+        if (ls >= 0)
+            for (int k = 0; k < 3; ++k)
+                if (k < 2 || s.store_b != 0)
+                    s.limiter[1 + k] =
+                        r.scalar_attribute<std::uint64_t>(kLimiterNames[k], "checksum");
+    }
     const auto stored = r.scalar_attribute<std::uint64_t>("/", "attribute_checksum");
-    const std::uint64_t computed =
-        checkpoint_attribute_checksum(s.info, s.velocity_dim, s.K_int, s.store_b, s.checksum);
+    const std::uint64_t computed = checkpoint_attribute_checksum(s.info, s.velocity_dim, s.K_int,
+                                                                 s.store_b, s.checksum, s.limiter);
     if (stored != computed)
         bad(path,
             "checksum mismatch over the root attributes (step, time, run_id, written_at, config, "
@@ -357,6 +375,11 @@ Stored validate_serial(const std::string& path, const CheckpointLayout& where) {
         if (k == 4 && !where.store_b) continue;
         expect_dims(path, r, kStateNames[k], n, widths[k]);
     }
+    if (s.limiter_step() >= 0)
+        for (int k = 0; k < 3; ++k) {
+            if (k == 2 && !where.store_b) continue;
+            expect_dims(path, r, kLimiterNames[k], n, k == 0 ? 5 : nv);
+        }
     return s;
 }
 
@@ -370,7 +393,8 @@ std::uint64_t checkpoint_element_hash(std::uint64_t linear_index, double value) 
 
 std::uint64_t checkpoint_attribute_checksum(const CheckpointInfo& info, std::int64_t velocity_dim,
                                             std::int64_t K_int, std::int64_t store_b,
-                                            const std::uint64_t dataset_checksums[5]) {
+                                            const std::uint64_t dataset_checksums[5],
+                                            const std::uint64_t limiter[4]) {
     std::uint64_t h = splitmix(0x75676b735f636b70ull);
     auto mix = [&](std::uint64_t x) { h = splitmix(h ^ x); };
     auto mix_double = [&](double v) {
@@ -398,6 +422,8 @@ std::uint64_t checkpoint_attribute_checksum(const CheckpointInfo& info, std::int
     mix(static_cast<std::uint64_t>(K_int));
     mix(static_cast<std::uint64_t>(store_b));
     for (int k = 0; k < 5; ++k) mix(dataset_checksums[k]);
+    if (info.format_version >= 3)
+        for (int k = 0; k < 4; ++k) mix(limiter[k]);
     return h;
 }
 
@@ -494,7 +520,21 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
     const ColumnChunks chunks = column_chunks(L, nw, std::max(no, nr), chunk_bytes(L.world, path));
     std::vector<double> send, recv, block;  // transfer buffers, reused for every chunk
 
-    std::vector<double> Wb(5 * nr), qb(3 * nr), sb(6 * nr);
+    const bool frozen = st.limiter.step >= 0;
+    UGKS_REQUIRE(
+        !frozen || (static_cast<index_t>(st.limiter.W.size()) == 5 * ncl &&
+                    st.limiter.h.size() == st.h.size() && st.limiter.b.size() == st.b.size()),
+        "frozen limiter sizes do not match the decomposition");
+    std::vector<double> Wb(5 * nr), qb(3 * nr), sb(6 * nr), lb(frozen ? 5 * nr : 0);
+    std::uint64_t lim[4] = {static_cast<std::uint64_t>(frozen ? st.limiter.step : -1), 0, 0, 0};
+    if (frozen) {
+        to_blocks.move(
+            5, send, recv,
+            [&](index_t i, double* out) { std::copy_n(&st.limiter.W[5 * i], 5, out); },
+            [&](index_t r, const double* in) { std::copy_n(in, 5, &lb[5 * r]); });
+        if (L.q == 0) lim[1] = partial_checksum(lb.data(), r0, nr, iota_cols(5), 5);
+        MPI_Allreduce(MPI_IN_PLACE, &lim[1], 1, MPI_UINT64_T, MPI_SUM, L.world);
+    }
     to_blocks.move(
         14, send, recv,
         [&](index_t i, double* out) {
@@ -573,6 +613,13 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
             };
             distribution("h", st.h, cs[3]);
             if (where.store_b) distribution("b", st.b, cs[4]);
+            if (frozen) {
+                Hid d =
+                    w.write(g.get(), "limiter_W", Shape{n, 5}, r0, L.q == 0 ? nr : 0, lb.data());
+                w.attribute(d.get(), "checksum", lim[1]);
+                distribution("limiter_h", st.limiter.h, lim[2]);
+                if (where.store_b) distribution("limiter_b", st.limiter.b, lim[3]);
+            }
         }
         // Root attributes (the same values on every rank: rank 0's clock), then their checksum.
         CheckpointInfo info;
@@ -599,8 +646,9 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
         w.string_attribute(root, "ugks_version", info.version);
         w.string_attribute(root, "run_id", run_id);
         w.attribute(root, "written_at", info.written_at);
+        w.attribute(root, "limiter_frozen_step", static_cast<std::int64_t>(lim[0]));
         w.attribute(root, "attribute_checksum",
-                    checkpoint_attribute_checksum(info, grid.dim, where.K_int, store_b, cs));
+                    checkpoint_attribute_checksum(info, grid.dim, where.K_int, store_b, cs, lim));
         w.close();
     }
     // Flush to stable storage, then rename: a crash leaves either the old or the new file.
@@ -646,6 +694,7 @@ CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout&
         s.info.step = static_cast<long>(step);
         MPI_Bcast(&s.info.time, 1, MPI_DOUBLE, 0, L.world);
         MPI_Bcast(s.checksum, 5, MPI_UINT64_T, 0, L.world);
+        MPI_Bcast(s.limiter, 4, MPI_UINT64_T, 0, L.world);
         MPI_Bcast(&s.info.written_at, 1, MPI_DOUBLE, 0, L.world);
         MPI_Bcast(&s.info.format_version, 1, MPI_INT, 0, L.world);
         bcast_string(s.info.config, L.world);
@@ -672,7 +721,7 @@ CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout&
     CheckpointState st;
     st.step = s.info.step;
     st.time = s.info.time;
-    std::uint64_t cs[5] = {0, 0, 0, 0, 0};
+    std::uint64_t cs[5] = {0, 0, 0, 0, 0}, lc[3] = {0, 0, 0};
     {
         const H5File r(L.world, path, "checkpoint '" + path + "'", H5File::ReadOnly);
         std::vector<double> blk[3];
@@ -702,16 +751,16 @@ CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout&
         for (auto& v : blk) std::vector<double>().swap(v);
 
         std::vector<double> block;
-        auto distribution = [&](int k, std::vector<double>& f) {
+        auto distribution = [&](const char* name, std::uint64_t& checksum, std::vector<double>& f) {
             f.assign(static_cast<std::size_t>(count) * B * ncl, 0.0);
-            Hid d = r.open(kStateNames[k]);
+            Hid d = r.open(name);
             for (long c = 0; c < chunks.count_all; ++c) {
                 const index_t k0 = chunks.begin(c), wc = chunks.end(c) - k0;
                 const Columns part = sub_columns(cols, k0, k0 + wc);
                 const std::vector<index_t> at = slot_offsets(part, B, ncl);
-                r.read_rows(d.get(), kStateNames[k], r0, wc > 0 ? nr : 0, part.runs(), block);
+                r.read_rows(d.get(), name, r0, wc > 0 ? nr : 0, part.runs(), block);
                 if (wc == 0) continue;
-                cs[k] += partial_checksum(block.data(), r0, nr, part.global, nv);
+                checksum += partial_checksum(block.data(), r0, nr, part.global, nv);
                 from_blocks.move(
                     wc, send, recv,
                     [&](index_t row, double* out) {
@@ -722,15 +771,32 @@ CheckpointState read_checkpoint(const std::string& path, const CheckpointLayout&
                     });
             }
         };
-        distribution(3, st.h);
-        if (where.store_b) distribution(4, st.b);
+        distribution(kStateNames[3], cs[3], st.h);
+        if (where.store_b) distribution(kStateNames[4], cs[4], st.b);
+        if (s.limiter_step() >= 0) {
+            st.limiter.step = s.limiter_step();
+            const std::vector<double> lw = r.read(kLimiterNames[0], r0, nr, {{0, 5}});
+            if (L.q == 0) lc[0] = partial_checksum(lw.data(), r0, nr, iota_cols(5), 5);
+            st.limiter.W.resize(5 * ncl);
+            from_blocks.move(
+                5, send, recv, [&](index_t row, double* out) { std::copy_n(&lw[5 * row], 5, out); },
+                [&](index_t i, const double* in) { std::copy_n(in, 5, &st.limiter.W[5 * i]); });
+            distribution(kLimiterNames[1], lc[1], st.limiter.h);
+            if (where.store_b) distribution(kLimiterNames[2], lc[2], st.limiter.b);
+        }
     }
     MPI_Allreduce(MPI_IN_PLACE, cs, 5, MPI_UINT64_T, MPI_SUM, L.world);
+    MPI_Allreduce(MPI_IN_PLACE, lc, 3, MPI_UINT64_T, MPI_SUM, L.world);
     for (int k = 0; k < 5; ++k)
         if (cs[k] != s.checksum[k])
             bad(path, std::string("checksum mismatch in dataset '") + kStateNames[k] +
                           "': the file is corrupted (stored " + std::to_string(s.checksum[k]) +
                           ", computed " + std::to_string(cs[k]) + ")");
+    for (int k = 0; k < 3 && s.limiter_step() >= 0; ++k)
+        if (lc[k] != s.limiter[1 + k])
+            bad(path, std::string("checksum mismatch in dataset '") + kLimiterNames[k] +
+                          "': the file is corrupted (stored " + std::to_string(s.limiter[1 + k]) +
+                          ", computed " + std::to_string(lc[k]) + ")");
     if (info) *info = s.info;
     return st;
 }

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "ugks/core/config.hpp"
@@ -205,6 +207,42 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
                        "applies only to time.mode: steady with time.steady_method: implicit");
     if (!s.time.steady())
         not_applicable(cfg, "time.steady_method", "time.mode", "applies only to time.mode: steady");
+    // Limiter freezing (docs/steady.md section 7.10): steady runs of the limited second-order
+    // scheme; on by default (auto) for the implicit iteration.
+    const bool limited = s.numerics.order >= 2 && s.numerics.limiter != "none";
+    if (s.time.steady()) {
+        const std::string v = cfg.get_or<std::string>(
+            "time.limiter_freeze", s.time.implicit() && limited ? "auto" : "off");
+        if (v == "auto" || v == "off") {
+            s.time.limiter_freeze = v;
+        } else {
+            std::size_t used = 0;
+            long n = -1;
+            try {
+                n = std::stol(v, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != v.size() || n < 0)
+                cfg.fail("time.limiter_freeze",
+                         "expected auto, off or a step number (>= 0), got '" + v + "'");
+            s.time.limiter_freeze = "step";
+            s.time.limiter_freeze_step = n;
+        }
+        if (s.time.limiter_freeze != "off" && !limited && cfg.has("time.limiter_freeze"))
+            cfg.fail("time.limiter_freeze",
+                     "needs a limiter to freeze: numerics.order 2 and a numerics.limiter other "
+                     "than none (this case has order " +
+                         std::to_string(s.numerics.order) + ", limiter " + s.numerics.limiter +
+                         ")");
+        if (!limited) s.time.limiter_freeze = "off";
+        s.time.limiter_freeze_window = cfg.get_or<long>("time.limiter_freeze_window", 20);
+        cfg.check_range("time.limiter_freeze_window",
+                        static_cast<double>(s.time.limiter_freeze_window), 1, 1e9);
+    } else {
+        for (const char* k : {"time.limiter_freeze", "time.limiter_freeze_window"})
+            not_applicable(cfg, k, "time.mode", "applies only to time.mode: steady");
+    }
 
     s.parallel.velocity_ranks = cfg.get_or<int>("parallel.velocity_ranks", 1);
     cfg.check_range("parallel.velocity_ranks", s.parallel.velocity_ranks, 1, 1 << 20);

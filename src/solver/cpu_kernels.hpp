@@ -264,11 +264,12 @@ inline void stage2_cell(int B, const phys::EqConst& C, const BlockVel& V, double
 /// Limited least-squares gradient of one block at owned cell i (sections 4.2-4.3): g [3][B] =
 /// psi sum_j c_ij (f_j - f_i) (kern::lsq_add, kern::limiter_ratio; KIND a kern::LimiterKind).
 /// nbr: the neighbour of each of the cell's nf LSQ slots (-1 at a boundary), c: LSQ vectors,
-/// dx: x_f - x_i per slot.
+/// dx: x_f - x_i per slot. mode (kern::LimiterMode) with code, the cell's B stored factors of this
+/// block when frozen (kern::limiter_frozen; docs/steady.md section 7.10).
 template <int KIND>
 inline void gradient_limited_cell(int B, const double* f, index_t i, const index_t* nbr, int nf,
                                   const double* c, const double* dx, double kd3,
-                                  double* __restrict g) {
+                                  double* __restrict g, int mode, std::uint16_t* __restrict code) {
     double buf[4 * 1024];  // block_size <= 1024 (checked by the case parser)
     double* __restrict vmax = buf;
     double* __restrict vmin = vmax + B;
@@ -305,6 +306,8 @@ inline void gradient_limited_cell(int B, const double* f, index_t i, const index
             psi[v] = r < psi[v] ? r : psi[v];
         }
     }
+    if (mode == kern::kLimiterFrozen)
+        for (int v = 0; v < B; ++v) psi[v] = kern::limiter_frozen(psi[v], code[v]);
 #pragma omp simd
     for (int v = 0; v < B; ++v) {
         g0[v] *= psi[v];

@@ -11,6 +11,7 @@
 #include "ugks/core/timer.hpp"
 #include "ugks/physics/kinetic.hpp"
 #include "ugks/solver/kernels/bc_pressure.hpp"
+#include "ugks/solver/kernels/reconstruct.hpp"
 
 namespace ugks {
 
@@ -89,8 +90,10 @@ void residual_norms(const PhaseSpaceLayout& layout, const double parts[7], StepR
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, layout.comm_x);
     }
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 3; ++k) {
         r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);
+        r.scale[k] = glob[3 + k] / glob[6];
+    }
 }
 
 std::string invalid_cell_message(long step, index_t global_cell, const Vec3& x, const double W[5],
@@ -115,6 +118,32 @@ bool agree_on_failure(const PhaseSpaceLayout& layout, bool mine_bad, std::string
     r.failed = true;
     r.failure = msg;
     return true;
+}
+
+FrozenLimiter frozen_limiter_export(long step, const std::vector<double>& W,
+                                    const std::vector<std::uint16_t>& h,
+                                    const std::vector<std::uint16_t>& b) {
+    FrozenLimiter f;
+    f.step = step;
+    f.W = W;
+    auto values = [](const std::vector<std::uint16_t>& c, std::vector<double>& v) {
+        v.resize(c.size());
+        for (std::size_t k = 0; k < c.size(); ++k) v[k] = kern::limiter_value(c[k]);
+    };
+    values(h, f.h);
+    values(b, f.b);
+    return f;
+}
+
+void frozen_limiter_import(const FrozenLimiter& f, std::vector<double>& W,
+                           std::vector<std::uint16_t>& h, std::vector<std::uint16_t>& b) {
+    W = f.W;
+    auto codes = [](const std::vector<double>& v, std::vector<std::uint16_t>& c) {
+        c.resize(v.size());
+        for (std::size_t k = 0; k < v.size(); ++k) c[k] = kern::limiter_code(v[k]);
+    };
+    codes(f.h, h);
+    codes(f.b, b);
 }
 
 }  // namespace ugks

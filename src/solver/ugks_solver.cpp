@@ -228,7 +228,8 @@ void UgksSolver::gradients_W() {
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_s.no; ++i)
         kern::gradient_W_cell(i, m_W.data(), m_s.lsq_off.data(), m_s.lsq_nbr.data(), m_s.lsq.data(),
-                              m_s.slot_dx.data(), m_s.limiter, m_s.kd3[i], &m_gradW[15 * i]);
+                              m_s.slot_dx.data(), m_s.limiter, m_s.kd3[i], &m_gradW[15 * i],
+                              m_lim_mode, m_lim_mode ? &m_psi_W[5 * i] : nullptr);
     exchange(m_gradW.data(), 15);
 }
 
@@ -350,9 +351,10 @@ void UgksSolver::specular_rows() {
     }
 }
 
-void UgksSolver::gradient_block(const double* f, double* grad) const {
+void UgksSolver::gradient_block(const double* f, double* grad, std::uint16_t* code) const {
     const int B = m_s.B;
     const int kind = m_s.limiter;
+    const int mode = m_lim_mode;
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < m_s.no; ++i) {
         const index_t slot = m_s.lsq_off[i];
@@ -361,14 +363,16 @@ void UgksSolver::gradient_block(const double* f, double* grad) const {
         const double* c = &m_s.lsq[3 * slot];
         const double* dx = &m_s.slot_dx[3 * slot];
         double* g = grad + 3 * B * i;
+        std::uint16_t* ci = mode ? code + static_cast<std::size_t>(B) * i : nullptr;
         if (kind == kern::kVenkatakrishnan)
             cpu::gradient_limited_cell<kern::kVenkatakrishnan>(B, f, i, nbr, nf, c, dx, m_s.kd3[i],
-                                                               g);
+                                                               g, mode, ci);
         else if (kind == kern::kBarthJespersen)
             cpu::gradient_limited_cell<kern::kBarthJespersen>(B, f, i, nbr, nf, c, dx, m_s.kd3[i],
-                                                              g);
+                                                              g, mode, ci);
         else
-            cpu::gradient_limited_cell<kern::kNoLimiter>(B, f, i, nbr, nf, c, dx, m_s.kd3[i], g);
+            cpu::gradient_limited_cell<kern::kNoLimiter>(B, f, i, nbr, nf, c, dx, m_s.kd3[i], g,
+                                                         mode, ci);
     }
 }
 
@@ -393,8 +397,9 @@ void UgksSolver::sweep(double dt) {
         }
         if (second) {
             ScopedTimer t("reconstruction");
-            gradient_block(h, gh.data());
-            if (b) gradient_block(b, gb.data());
+            const std::size_t at = static_cast<std::size_t>(m) * m_s.nc * B;
+            gradient_block(h, gh.data(), m_lim_mode ? &m_psi_h[at] : nullptr);
+            if (b) gradient_block(b, gb.data(), m_lim_mode ? &m_psi_b[at] : nullptr);
             ScopedTimer t2("mpi_halo");
             exchange(gh.data(), 3 * B);
             if (b) exchange(gb.data(), 3 * B);
@@ -703,6 +708,18 @@ void UgksSolver::stage2_and_moments(double dt) {
 
 StepResult UgksSolver::step() { return run_step(*this); }
 
+bool UgksSolver::freeze_limiter() {
+    if (m_lim_mode != kern::kLimiterLive || m_setup.numerics.order < 2 ||
+        m_s.limiter == kern::kNoLimiter)
+        return false;
+    m_psi_W.assign(5 * static_cast<std::size_t>(m_s.nc), 1.0);
+    m_psi_h.assign(m_h.size(), kern::limiter_code(1.0));
+    m_psi_b.assign(m_b.size(), kern::limiter_code(1.0));
+    m_lim_mode = kern::kLimiterFrozen;
+    m_lim_step = m_step;
+    return true;
+}
+
 void UgksSolver::exchange_macro() {
     exchange(m_W.data(), 5);
     exchange(m_q.data(), 3);
@@ -766,7 +783,10 @@ std::array<double, 5> UgksSolver::totals() const {
 namespace ugks {
 
 SolverState UgksSolver::state_export() const {
-    return SolverState{m_step, m_time, m_W, m_q, m_stress, m_h, m_b};
+    SolverState s{m_step, m_time, m_W, m_q, m_stress, m_h, m_b, {}};
+    if (m_lim_mode == kern::kLimiterFrozen)
+        s.limiter = frozen_limiter_export(m_lim_step, m_psi_W, m_psi_h, m_psi_b);
+    return s;
 }
 
 void UgksSolver::state_import(const SolverState& s) {
@@ -781,6 +801,15 @@ void UgksSolver::state_import(const SolverState& s) {
     m_stress = s.stress;
     m_h = s.h;
     m_b = s.b;
+    m_lim_mode = kern::kLimiterLive;
+    m_lim_step = -1;
+    if (s.limiter.step >= 0 && freeze_limiter()) {
+        UGKS_REQUIRE(s.limiter.W.size() == m_psi_W.size() && s.limiter.h.size() == m_h.size() &&
+                         s.limiter.b.size() == m_b.size(),
+                     "state_import: frozen limiter sizes do not match this solver");
+        frozen_limiter_import(s.limiter, m_psi_W, m_psi_h, m_psi_b);
+        m_lim_step = s.limiter.step;
+    }
     compute_prims();
 }
 

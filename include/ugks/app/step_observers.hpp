@@ -157,12 +157,30 @@ private:
     /// Divergence and stagnation of a steady iteration (time.divergence_factor,
     /// time.stagnation_window) from the largest of the three residuals; true: stop.
     bool diverging(const RunContext& ctx, const StepResult& r);
+    /// A state that blew up while staying finite and positive: in one step a normalization of the
+    /// residuals (mean |rho|, momentum scale, mean |rho E|) grew by more than kBlowUp and the
+    /// residual fell by more than kBlowUp (the normalization hides the growth: a blown-up state
+    /// would pass any residual tolerance); true: stop (divergence, exit 3). Checked from step
+    /// kWarmup of the run on, before the tolerance.
+    bool blown_up(const RunContext& ctx, const StepResult& r);
+    static constexpr double kBlowUp = 1e3;
+    /// Limiter freezing (time.limiter_freeze, docs/steady.md section 7.10): after step N, or
+    /// (auto) once the smallest residual fell by less than 10 % (kFreezeFall) over the last
+    /// time.limiter_freeze_window steps (a limit cycle); at most once per run.
+    void freeze_rule(const RunContext& ctx);
+    static constexpr double kFreezeFall = 0.9;
 
+    /// The first steps of an iteration from an initial state may raise the residual by orders
+    /// of magnitude (a wall starting to move, a pressure difference switched on): the smallest
+    /// residual (m_min) is taken from step kWarmup of this run on.
+    static constexpr long kWarmup = 10;
     bool m_rule = false;            ///< time.steady_tolerance or time.monitor_tolerance set
     bool m_unconverged = false;     ///< see not_converged()
     std::string m_failure;          ///< see failure()
     long m_steps = 0;               ///< steps of this run (after a restart: since it)
     double m_min = HUGE_VAL;        ///< smallest residual after the first kWarmup steps
+    StepResult m_prev;              ///< the previous step's residuals and scales (blown_up)
+    long m_seen = 0;                ///< steps seen by blown_up
     long m_min_step = 0;            ///< its step
     std::deque<double> m_min_hist;  ///< m_min after each of the last stagnation_window steps
     bool m_reached = false;         ///< the stop rule was met
@@ -172,6 +190,10 @@ private:
     std::optional<ProbeSampler> m_probes;
     std::vector<std::string> m_walls;  ///< the diffuse-wall patches
     double m_change = HUGE_VAL;        ///< the monitor's last change
+    std::deque<double> m_freeze_hist;  ///< m_min after each of the last limiter_freeze_window steps
+    bool m_freeze_tried = false;       ///< freeze_rule has asked the solver
+    long m_frozen_step = -1;           ///< the step of the frozen limiter factors (-1: live)
+    std::string m_freeze_why;          ///< why they were frozen
 };
 
 /// probes_<name>.csv of the final state (rank 0 writes).

@@ -13,9 +13,11 @@
 namespace ugks {
 
 /// Format version written into checkpoints. Version 2 added the run id, the write time and the
-/// checksum over the root attributes; a restart reads versions 1 and 2 (a version-1 file belongs to
-/// no run: pruning never removes it, `--restart latest` takes it only when no run's file is newer).
-inline constexpr int kCheckpointFormatVersion = 2;
+/// checksum over the root attributes; version 3 the frozen limiter factors (root attribute
+/// limiter_frozen_step, -1 without them, and /state/limiter_*); a restart reads versions 1 to 3 (a
+/// version-1 file belongs to no run: pruning never removes it, `--restart latest` takes it only
+/// when no run's file is newer).
+inline constexpr int kCheckpointFormatVersion = 3;
 /// The oldest format version read_checkpoint accepts.
 inline constexpr int kCheckpointOldestFormatVersion = 1;
 
@@ -29,6 +31,13 @@ inline constexpr std::size_t kCheckpointChunkBytes = std::size_t{256} << 20;
 /// The resumable state of one rank's solver (the solver layer calls it SolverState,
 /// ugks/solver/solver_state.hpp). Host memory; local numbering of the rank's LocalMesh and velocity
 /// blocks.
+struct FrozenLimiter {
+    long step = -1;  ///< the step whose state gave the factors; -1: live limiter, nothing stored
+    /// The factors: W 5 per local cell, h and b as the distributions ([local block][local cell]
+    /// [B_v]); b empty when no b is stored. Owned rows matter (the rest are written, not used).
+    std::vector<double> W, h, b;
+};
+
 struct CheckpointState {
     long step = 0;               ///< steps done
     double time = 0;             ///< simulated (nondimensional) time
@@ -38,6 +47,10 @@ struct CheckpointState {
     /// Distributions as the solvers store them: [local block][local cell][B_v] (padded slots
     /// included); b is empty when the solver stores no b.
     std::vector<double> h, b;
+    /// The frozen limiter factors of a steady run (time.limiter_freeze; docs/steady.md section
+    /// 7.10): /state/limiter_W, limiter_h (and limiter_b) and the root attribute
+    /// limiter_frozen_step when limiter.step >= 0.
+    FrozenLimiter limiter;
 };
 
 /// Where a rank's state lives in the global phase space: everything a checkpoint needs to map local
@@ -101,10 +114,13 @@ CheckpointInfo read_checkpoint_header(const std::string& path);
 
 /// The checksum stored as attribute_checksum: a 64-bit hash of the format version, step, time,
 /// run_id, written_at, config, ugks_version, velocity_dim, K_int, store_b and the five dataset
-/// checksums (b's 0 when absent), so that a changed attribute is found like a changed element.
+/// checksums (b's 0 when absent), so that a changed attribute is found like a changed element;
+/// from version 3 also limiter_frozen_step and the checksums of limiter_W, limiter_h and
+/// limiter_b (limiter: those four numbers; 0 for an absent dataset).
 std::uint64_t checkpoint_attribute_checksum(const CheckpointInfo& info, std::int64_t velocity_dim,
                                             std::int64_t K_int, std::int64_t store_b,
-                                            const std::uint64_t dataset_checksums[5]);
+                                            const std::uint64_t dataset_checksums[5],
+                                            const std::uint64_t limiter[4]);
 
 /// A new run id: 16 hexadecimal digits from the clock, the process id and std::random_device.
 /// Call on one rank and broadcast.

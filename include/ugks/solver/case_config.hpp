@@ -53,6 +53,13 @@ struct TimeConfig {
     /// stagnation_window steps (0: off); docs/steady.md section 5
     double divergence_factor = 1.0e4;
     long stagnation_window = 1000;
+    /// time.mode steady, second order with a limiter: limiter freezing (docs/steady.md section
+    /// 7.10): off | auto (once the smallest residual fell by less than 10 % over
+    /// limiter_freeze_window steps; the default of the implicit iteration) | step (after step
+    /// limiter_freeze_step)
+    std::string limiter_freeze = "off";
+    long limiter_freeze_step = 0;
+    long limiter_freeze_window = 20;
     /// steady-mode iteration (docs/steady.md): local (explicit with local time steps) | implicit
     /// (implicit macroscopic prediction + implicit microscopic relaxation, docs/steady.md section
     /// 7)

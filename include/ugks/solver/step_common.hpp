@@ -1,6 +1,7 @@
 #pragma once
 /// Host-side parts of the step that both backends share: the wall data of a face from its flux,
 /// the residual norms, the failure message and the agreement of all ranks on a failure.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,5 +47,14 @@ std::string invalid_cell_message(long step, index_t global_cell, const Vec3& x, 
 /// is set and r.failure holds the message of the lowest failing rank, on every rank.
 bool agree_on_failure(const PhaseSpaceLayout& layout, bool mine_bad, std::string msg,
                       StepResult& r);
+
+/// The frozen limiter factors of a solver (kern::LimiterMode) for a checkpoint: the W factors as
+/// they are, the distributions' codes as the values they stand for (kern::limiter_value).
+FrozenLimiter frozen_limiter_export(long step, const std::vector<double>& W,
+                                    const std::vector<std::uint16_t>& h,
+                                    const std::vector<std::uint16_t>& b);
+/// The inverse of frozen_limiter_export (sizes checked by the caller): exact for every code.
+void frozen_limiter_import(const FrozenLimiter& f, std::vector<double>& W,
+                           std::vector<std::uint16_t>& h, std::vector<std::uint16_t>& b);
 
 }  // namespace ugks

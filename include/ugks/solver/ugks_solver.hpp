@@ -2,6 +2,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ namespace ugks {
 struct StepResult {
     double dt = 0;
     std::array<double, 3> residual{0, 0, 0};  ///< rho, rho U (vector norm), rho E
+    /// the residuals' normalizations: mean |rho|, momentum scale, mean |rho E| over the cells
+    std::array<double, 3> scale{0, 0, 0};
     bool failed = false;  ///< non-finite or non-positive rho/T somewhere (all ranks agree)
     std::string failure;  ///< message naming step, cell global id and centroid
 };
@@ -69,7 +72,16 @@ public:
     double time() const { return m_time; }
     const phys::GasParams& gas() const { return m_gas; }
 
-    /// Copy of the resumable state (step, time, W, q, stress, h, b) for a checkpoint.
+    /// Limiter freezing (time.limiter_freeze, docs/steady.md section 7.10): from the next step on
+    /// every limiter factor (of W and of each distribution, per cell and velocity) is the smallest
+    /// it has been since this call. False (and nothing changes) when the scheme has no limiter
+    /// (first order, numerics.limiter: none) or the limiter is already frozen.
+    bool freeze_limiter();
+    /// The step after which the limiter was frozen (-1: live limiter).
+    long limiter_frozen_step() const { return m_lim_mode == 0 ? -1 : m_lim_step; }
+
+    /// Copy of the resumable state (step, time, W, q, stress, h, b; the frozen limiter factors)
+    /// for a checkpoint.
     SolverState state_export() const;
     /// Replace the state by `s` (sizes as state_export gives for this decomposition; checked);
     /// the next step() continues from it exactly as from the exported solver.
@@ -131,8 +143,9 @@ private:
     void implicit_ordering();
     /// Pseudo-time step of owned cell i in the implicit iteration.
     double implicit_dtau(index_t i) const;
-    void gradient_block(const double* f,
-                        double* grad) const;  // f [nc][B] -> grad [nc][3][B] (owned)
+    /// f [nc][B] -> grad [nc][3][B] (owned); code: this block's stored limiter factors [nc][B]
+    /// (used unless the limiter is live).
+    void gradient_block(const double* f, double* grad, std::uint16_t* code) const;
     void cell_tables();  ///< per owned cell: equilibrium constants (prims and q at this time)
     cpu::BlockVel block_vel(int m) const;
 
@@ -179,6 +192,11 @@ private:
     std::vector<double> m_Qm;  ///< implicit: moments of the new microscopic residual (5/cell)
     std::vector<double> m_res_h,
         m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
+    // limiter freezing (docs/steady.md section 7.10)
+    int m_lim_mode = 0;                           ///< kern::LimiterMode
+    long m_lim_step = -1;                         ///< the step whose state gave the frozen factors
+    std::vector<double> m_psi_W;                  ///< per local cell: 5 (owned rows used)
+    std::vector<std::uint16_t> m_psi_h, m_psi_b;  ///< [block][cell][B] (owned rows used)
     long m_step = 0;
     double m_time = 0;
 };

@@ -63,6 +63,11 @@ public:
     /// nccl.
     const char* halo_mode() const;
 
+    /// Limiter freezing, as UgksSolver::freeze_limiter (docs/steady.md section 7.10).
+    bool freeze_limiter();
+    /// The step after which the limiter was frozen (-1: live limiter).
+    long limiter_frozen_step() const;
+
     /// Host copy of the resumable state for a checkpoint, as UgksSolver::state_export.
     SolverState state_export() const;
     /// Upload `s` (as UgksSolver::state_import).

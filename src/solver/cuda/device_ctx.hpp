@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <type_traits>
 
 #include "ugks/core/types.hpp"
@@ -45,6 +46,11 @@ struct Ctx {
     const index_t* nbr = nullptr;      ///< per LSQ slot: the neighbour cell (-1: none)
     const double* cf_sarea = nullptr;  ///< per cell-face entry: +-area (+ when the cell owns it)
     const double* kd3 = nullptr;       ///< per owned cell: (K dh)^3 of the limiter
+    /// limiter freezing (kern::LimiterMode; docs/steady.md section 7.10): the stored factors of W
+    /// (5 per local cell) and of h, b ([block][cell][B] codes), when frozen
+    int lim_mode = 0;
+    double* psi_W = nullptr;
+    std::uint16_t *psi_h = nullptr, *psi_b = nullptr;
     const int *kind = nullptr, *bc = nullptr;
     const index_t *sym_index = nullptr, *mirror = nullptr;  ///< mirror: [axis][slot] local slot
     const double *u = nullptr, *w = nullptr, *axis_x = nullptr;

@@ -85,7 +85,7 @@ __global__ void k_grad_W(Ctx C) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
     kern::gradient_W_cell(i, C.W, C.lsq_off, C.nbr, C.lsq, C.slot_dx, C.limiter, C.kd3[i],
-                          &C.gradW[15 * i]);
+                          &C.gradW[15 * i], C.lim_mode, C.lim_mode ? &C.psi_W[5 * i] : nullptr);
 }
 
 __global__ void k_face_pre(Ctx C, double dt) {
@@ -233,7 +233,8 @@ __global__ void k_scatter(const index_t* faces, const double* vals, index_t n, d
 }
 
 /// LSQ gradient + limiter of block m of h (and b), per (owned cell, velocity): neighbours from the
-/// per-slot list, h and b in one pass over them.
+/// per-slot list, h and b in one pass over them; a frozen limiter (C.lim_mode) through the stored
+/// factors psi_h, psi_b (docs/steady.md section 7.10).
 template <bool HB>
 __global__ void k_grad_block(Ctx C, int m) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
@@ -258,14 +259,17 @@ __global__ void k_grad_block(Ctx C, int m) {
     }
     if (C.limiter != kern::kNoLimiter) {
         const double kd3 = C.kd3[i];
-        const double ph = kern::limiter_psi(C.limiter, s0, s1, C.slot_dx, gh0, gh1, gh2, hi, hmax,
-                                            hmin, hsc, kd3);
+        const index_t at = (static_cast<index_t>(m) * C.nc + i) * B + v;  // stored factor
+        double ph = kern::limiter_psi(C.limiter, s0, s1, C.slot_dx, gh0, gh1, gh2, hi, hmax, hmin,
+                                      hsc, kd3);
+        if (C.lim_mode == kern::kLimiterFrozen) ph = kern::limiter_frozen(ph, C.psi_h[at]);
         gh0 *= ph;
         gh1 *= ph;
         gh2 *= ph;
         if (HB) {
-            const double pb = kern::limiter_psi(C.limiter, s0, s1, C.slot_dx, gb0, gb1, gb2, bi,
-                                                bmax, bmin, bsc, kd3);
+            double pb = kern::limiter_psi(C.limiter, s0, s1, C.slot_dx, gb0, gb1, gb2, bi, bmax,
+                                          bmin, bsc, kd3);
+            if (C.lim_mode == kern::kLimiterFrozen) pb = kern::limiter_frozen(pb, C.psi_b[at]);
             gb0 *= pb;
             gb1 *= pb;
             gb2 *= pb;

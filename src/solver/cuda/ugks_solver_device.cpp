@@ -24,6 +24,7 @@
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/device/cuda_check.hpp"
+#include "ugks/solver/kernels/reconstruct.hpp"
 #include "ugks/solver/step_common.hpp"
 #include "ugks/solver/step_phases.hpp"
 
@@ -469,6 +470,33 @@ void for_state_arrays(Impl& I, State& s, Fn&& fn) {
 }
 }  // namespace
 
+bool UgksSolverDevice::freeze_limiter() {
+    Impl& I = *m;
+    if (I.lim_mode != kern::kLimiterLive || I.C.order < 2 || I.C.limiter == kern::kNoLimiter)
+        return false;
+    UGKS_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::size_t before = memory_tally().current;
+    const index_t nd = I.d_h.size();
+    I.d_psi_W =
+        I.upload("limiter:psi_W", std::vector<double>(5 * static_cast<std::size_t>(I.C.nc), 1.0));
+    const std::uint16_t one = kern::limiter_code(1.0);
+    I.d_psi_h = I.upload("limiter:psi_h", std::vector<std::uint16_t>(nd, one));
+    if (I.S.store_b)
+        I.d_psi_b = I.upload("limiter:psi_b", std::vector<std::uint16_t>(I.d_b.size(), one));
+    I.bytes_persistent += memory_tally().current - before;
+    I.lim_mode = kern::kLimiterFrozen;
+    I.lim_step = I.step_no;
+    I.C.lim_mode = I.lim_mode;
+    I.C.psi_W = I.d_psi_W.data();
+    I.C.psi_h = I.d_psi_h.data();
+    I.C.psi_b = I.S.store_b ? I.d_psi_b.data() : nullptr;
+    return true;
+}
+
+long UgksSolverDevice::limiter_frozen_step() const {
+    return m->lim_mode == kern::kLimiterLive ? -1 : m->lim_step;
+}
+
 SolverState UgksSolverDevice::state_export() const {
     const Impl& I = *m;
     UGKS_CUDA_CHECK(cudaDeviceSynchronize());
@@ -476,6 +504,14 @@ SolverState UgksSolverDevice::state_export() const {
     s.step = I.step_no;
     s.time = I.time;
     for_state_arrays(I, s, [](const auto& d, std::vector<double>& h) { d.copy_to(h); });
+    if (I.lim_mode == kern::kLimiterFrozen) {
+        std::vector<double> W;
+        std::vector<std::uint16_t> h, b;
+        I.d_psi_W.copy_to(W);
+        I.d_psi_h.copy_to(h);
+        if (I.S.store_b) I.d_psi_b.copy_to(b);
+        s.limiter = frozen_limiter_export(I.lim_step, W, h, b);
+    }
     return s;
 }
 
@@ -490,6 +526,27 @@ void UgksSolverDevice::state_import(const SolverState& s) {
     I.step_no = s.step;
     I.time = s.time;
     for_state_arrays(I, s, [](auto& d, const std::vector<double>& h) { d.copy_from(h); });
+    I.lim_mode = kern::kLimiterLive;  // arrays of an earlier freeze stay allocated, unused
+    I.lim_step = -1;
+    I.C.lim_mode = kern::kLimiterLive;
+    if (s.limiter.step >= 0) {
+        if (I.d_psi_h.size() == 0)
+            freeze_limiter();  // false without a limiter: the stored factors are not used
+        else
+            I.lim_mode = I.C.lim_mode = kern::kLimiterFrozen;
+    }
+    if (I.lim_mode == kern::kLimiterFrozen) {
+        UGKS_REQUIRE(s.limiter.W.size() == static_cast<std::size_t>(I.d_psi_W.size()) &&
+                         s.limiter.h.size() == s.h.size() && s.limiter.b.size() == s.b.size(),
+                     "state_import: frozen limiter sizes do not match this solver");
+        std::vector<double> W;
+        std::vector<std::uint16_t> h, b;
+        frozen_limiter_import(s.limiter, W, h, b);
+        I.d_psi_W.copy_from(W);
+        I.d_psi_h.copy_from(h);
+        if (I.S.store_b) I.d_psi_b.copy_from(b);
+        I.lim_step = s.limiter.step;
+    }
     I.compute_prims();
     I.sync(I.compute, "state_import");
 }

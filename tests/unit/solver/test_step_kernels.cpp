@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "ugks/device/array.hpp"
@@ -183,7 +184,10 @@ void limiter_values(const DeviceArray<double>& in, DeviceArray<double>& out, int
 
 void gradient_of_cell0(const DeviceArray<double>& W, const DeviceArray<index_t>& off,
                        const DeviceArray<index_t>& nbr, const DeviceArray<double>& lsq,
-                       const DeviceArray<double>& dx, int kind, DeviceArray<double>& g) {
+                       const DeviceArray<double>& dx, int kind, DeviceArray<double>& g,
+                       DeviceArray<double>* psi = nullptr) {
+    const int mode = psi ? kern::kLimiterFrozen : kern::kLimiterLive;
+    double* pv = psi ? psi->view().data : nullptr;
     const auto Wv = W.view();
     const auto ov = off.view();
     const auto nv = nbr.view();
@@ -193,7 +197,7 @@ void gradient_of_cell0(const DeviceArray<double>& W, const DeviceArray<index_t>&
     ugks::forall(
         1, UGKS_LAMBDA(index_t i) {
             kern::gradient_W_cell(i, Wv.data, ov.data, nv.data, lv.data, dv.data, kind, 0.0,
-                                  gv.data);
+                                  gv.data, mode, pv);
         });
 }
 
@@ -444,21 +448,30 @@ TEST_F(StepKernels, LimiterRatiosOfClosedForms) {
     EXPECT_NEAR(o[4], 0.0, 1e-290);  // eps^2 / (2 d2^2 + eps^2)
 }
 
-TEST_F(StepKernels, LimitedGradientOfALinearFieldIsExact) {
-    // Cell 0 at the origin with neighbours 1..4 at (+-1, 0), (0, +-1): LSQ vectors d/2, faces at
-    // d/2. A linear W is reproduced exactly, and the limiters leave it unlimited (the face
-    // increment is half of the neighbour difference).
-    const double d[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-    const double a[5] = {0.3, -0.7, 1.1, 0.0, 2.5}, base[5] = {1.0, 0.2, -0.1, 0.0, 3.0};
-    std::vector<double> W(25);
-    std::vector<double> lsq, dx;
-    for (int e = 0; e < 5; ++e) W[e] = base[e];
-    for (int j = 0; j < 4; ++j) {
-        const double x = d[j][0], y = d[j][1];
-        for (int e = 0; e < 5; ++e) W[5 * (j + 1) + e] = base[e] + a[e] * (x - 2.0 * y);
-        lsq.insert(lsq.end(), {0.5 * x, 0.5 * y, 0.0});
-        dx.insert(dx.end(), {0.5 * x, 0.5 * y, 0.0});
+/// Cell 0 at the origin with neighbours 1..4 at (+-1, 0), (0, +-1): LSQ vectors d/2, faces at d/2;
+/// W linear, component e with slope a[e] * (1, -2).
+struct LinearStencil {
+    const double a[5] = {0.3, -0.7, 1.1, 0.0, 2.5};
+    std::vector<double> W = std::vector<double>(25), lsq, dx;
+    LinearStencil() {
+        const double d[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+        const double base[5] = {1.0, 0.2, -0.1, 0.0, 3.0};
+        for (int e = 0; e < 5; ++e) W[e] = base[e];
+        for (int j = 0; j < 4; ++j) {
+            const double x = d[j][0], y = d[j][1];
+            for (int e = 0; e < 5; ++e) W[5 * (j + 1) + e] = base[e] + a[e] * (x - 2.0 * y);
+            lsq.insert(lsq.end(), {0.5 * x, 0.5 * y, 0.0});
+            dx.insert(dx.end(), {0.5 * x, 0.5 * y, 0.0});
+        }
     }
+};
+
+TEST_F(StepKernels, LimitedGradientOfALinearFieldIsExact) {
+    // LinearStencil: a linear W is reproduced exactly, and the limiters leave it unlimited (the
+    // face increment is half of the neighbour difference).
+    LinearStencil st;
+    const auto& a = st.a;
+    const auto &W = st.W, &lsq = st.lsq, &dx = st.dx;
     auto dW = upload(W);
     auto doff = upload(std::vector<index_t>{0, 4});
     auto dn = upload(std::vector<index_t>{1, 2, 3, 4});
@@ -474,6 +487,75 @@ TEST_F(StepKernels, LimitedGradientOfALinearFieldIsExact) {
             EXPECT_EQ(o[3 * e + 2], 0.0);
         }
     }
+}
+
+TEST_F(StepKernels, FrozenLimiterFactorsOnlyFall) {
+    // LinearStencil with a bump of +2 in component 0 of the
+    // +x neighbour, so that Barth-Jespersen limits component 0 (psi0 < 1) and no other. Frozen
+    // with stored factors {0.25, 0.5, 1, 1, 1}: components 0 and 1 use the stored factors
+    // (smaller than the live ones) and keep them, 2-4 use the live factor 1. Frozen with stored
+    // factors 1: the live factors are used and stored.
+    LinearStencil st;
+    std::vector<double> W = st.W;
+    const auto &lsq = st.lsq, &dx = st.dx;
+    W[5] += 2.0;
+    auto dW = upload(W);
+    auto doff = upload(std::vector<index_t>{0, 4});
+    auto dn = upload(std::vector<index_t>{1, 2, 3, 4});
+    auto dl = upload(lsq);
+    auto ddx = upload(dx);
+    DeviceArray<double> g("g", 15);
+    gradient_of_cell0(dW, doff, dn, dl, ddx, kern::kBarthJespersen, g);
+    const auto live = download(g);
+    gradient_of_cell0(dW, doff, dn, dl, ddx, kern::kNoLimiter, g);
+    const auto raw = download(g);
+    const double psi0 = live[0] / raw[0];
+    ASSERT_GT(psi0, 0.3);
+    ASSERT_LT(psi0, 0.99);
+    {
+        auto psi = upload(std::vector<double>{0.25, 0.5, 1, 1, 1});
+        gradient_of_cell0(dW, doff, dn, dl, ddx, kern::kBarthJespersen, g, &psi);
+        const auto o = download(g);
+        const auto p = download(psi);
+        EXPECT_EQ(p, (std::vector<double>{0.25, 0.5, 1, 1, 1}));
+        for (int k = 0; k < 3; ++k) {
+            EXPECT_DOUBLE_EQ(o[k], 0.25 * raw[k]);
+            EXPECT_DOUBLE_EQ(o[3 + k], 0.5 * raw[3 + k]);
+            for (int e = 2; e < 5; ++e) EXPECT_EQ(o[3 * e + k], live[3 * e + k]);
+        }
+    }
+    {
+        auto psi = upload(std::vector<double>(5, 1.0));
+        gradient_of_cell0(dW, doff, dn, dl, ddx, kern::kBarthJespersen, g, &psi);
+        EXPECT_EQ(download(g), live);
+        const auto p = download(psi);
+        EXPECT_DOUBLE_EQ(p[0], psi0);
+        for (int e = 1; e < 5; ++e) EXPECT_EQ(p[e], 1.0);
+    }
+}
+
+TEST(LimiterCodes, RoundTripAndRatchet) {
+    // Every 16-bit code survives value -> code (a checkpoint stores the values); codes round up,
+    // so an unchanged live factor is applied unchanged; the frozen factor of a distribution is
+    // the smaller of the live factor and the stored code's value.
+    for (int c = 0; c <= 65535; ++c) {
+        const auto code = static_cast<std::uint16_t>(c);
+        ASSERT_EQ(kern::limiter_code(kern::limiter_value(code)), code) << c;
+    }
+    EXPECT_EQ(kern::limiter_code(-0.5), 0);
+    EXPECT_EQ(kern::limiter_code(1.5), 65535);
+    for (double p : {0.6, 0.123456789, 0.99999, 1e-7}) {
+        EXPECT_GE(kern::limiter_value(kern::limiter_code(p)), p - 2e-11) << p;
+        EXPECT_LT(kern::limiter_value(kern::limiter_code(p)), p + 1.6e-5) << p;
+    }
+    std::uint16_t code = kern::limiter_code(1.0);
+    EXPECT_EQ(kern::limiter_frozen(0.61, code), 0.61) << "freezing changes nothing at once";
+    EXPECT_EQ(code, kern::limiter_code(0.61));
+    EXPECT_EQ(kern::limiter_frozen(0.61, code), 0.61) << "nor in the next step";
+    EXPECT_EQ(kern::limiter_frozen(0.9, code), kern::limiter_value(kern::limiter_code(0.61)))
+        << "a frozen factor never rises";
+    EXPECT_EQ(kern::limiter_frozen(0.2, code), 0.2);
+    EXPECT_EQ(code, kern::limiter_code(0.2));
 }
 
 TEST_F(StepKernels, RawMomentsOfAMaxwellianGiveNoHeatFluxOrStress) {

@@ -4,6 +4,8 @@
 /// gradient of the five conservative variables of a cell, and the upwind interface value.
 /// The CPU schedule calls the per-velocity pieces inside SIMD loops over the velocities of a block
 /// (cells outside), the CUDA schedule with one thread per (cell, velocity).
+#include <cstdint>
+
 #include "ugks/core/types.hpp"
 #include "ugks/device/macros.hpp"
 
@@ -11,6 +13,35 @@ namespace ugks::kern {
 
 /// Limiters of section 4.3 (numerics.limiter).
 enum LimiterKind : int { kVenkatakrishnan = 0, kBarthJespersen = 1, kNoLimiter = 2 };
+
+/// Limiter freezing of steady runs (time.limiter_freeze, docs/steady.md section 7.10): live (the
+/// factor of the current state, the default) or frozen (the smaller of the stored factor and the
+/// live one, which is stored: from the freezing step on a factor can fall, never rise again).
+enum LimiterMode : int { kLimiterLive = 0, kLimiterFrozen = 1 };
+
+/// A stored limiter factor of a distribution: psi in [0, 1] in 16 bits (resolution 1.5e-5),
+/// rounded up (limiter_value(limiter_code(psi)) >= psi up to 1.5e-11, so a factor that does not
+/// change is applied unchanged), and the value a code stands for. limiter_code(limiter_value(c))
+/// == c for every code.
+UGKS_HOST_DEVICE inline std::uint16_t limiter_code(double psi) {
+    const double x = psi * 65535.0 - 1e-6;  // (absorbs the rounding of c / 65535 * 65535)
+    if (!(x > 0.0)) return 0;
+    if (x >= 65534.0) return 65535;
+    const auto c = static_cast<std::uint16_t>(x);  // floor
+    return static_cast<std::uint16_t>(c + (x > c ? 1 : 0));
+}
+UGKS_HOST_DEVICE inline double limiter_value(std::uint16_t code) { return code / 65535.0; }
+
+/// The factor a distribution's gradient is multiplied by when the limiter is frozen: the smaller
+/// of the live factor psi and the value of the stored code, which becomes the smaller of itself
+/// and the live factor's code. Depends only on (psi, stored code), so a restart from a checkpoint
+/// of the codes continues bit for bit.
+UGKS_HOST_DEVICE inline double limiter_frozen(double psi, std::uint16_t& code) {
+    const std::uint16_t c = limiter_code(psi);
+    const double v = limiter_value(code);
+    code = c < code ? c : code;
+    return psi < v ? psi : v;
+}
 
 /// One neighbour's contribution to the least-squares gradient and to the limiter bounds of a
 /// value f_i (4.2a): g += c_ij (f_j - f_i); vmax, vmin over the neighbours' values; scale =
@@ -51,11 +82,12 @@ UGKS_HOST_DEVICE inline double limiter_ratio(int kind, double up, double dn, dou
 /// 4.2-4.3) into g[15] ([component][x, y, z]). Cell-face entries k of cell i are
 /// cf_off[i]..cf_off[i+1] with LSQ slots lsq_off[i] + (k - cf_off[i]); nbr: the neighbour cell of
 /// each slot (-1 at a boundary, whose ghost is folded into the LSQ matrix); lsq, slot_dx: 3 per
-/// slot; kd3 = (K dh)^3 of the cell.
+/// slot; kd3 = (K dh)^3 of the cell. mode (LimiterMode) with psi_store, the cell's five stored
+/// factors (full precision) when frozen.
 UGKS_HOST_DEVICE inline void gradient_W_cell(index_t i, const double* W, const index_t* lsq_off,
                                              const index_t* nbr, const double* lsq,
-                                             const double* slot_dx, int kind, double kd3,
-                                             double* g) {
+                                             const double* slot_dx, int kind, double kd3, double* g,
+                                             int mode, double* psi_store) {
     double vmax[5], vmin[5], scale[5];
     for (int e = 0; e < 15; ++e) g[e] = 0.0;
     for (int e = 0; e < 5; ++e) {
@@ -81,6 +113,10 @@ UGKS_HOST_DEVICE inline void gradient_W_cell(index_t i, const double* W, const i
             const double d2 = g[3 * e] * dx[0] + g[3 * e + 1] * dx[1] + g[3 * e + 2] * dx[2];
             const double r = limiter_ratio(kind, vmax[e] - wi, vmin[e] - wi, d2, kd3, scale[e]);
             psi = r < psi ? r : psi;
+        }
+        if (mode == kLimiterFrozen) {
+            psi = psi < psi_store[e] ? psi : psi_store[e];
+            psi_store[e] = psi;
         }
         for (int d = 0; d < 3; ++d) g[3 * e + d] *= psi;
     }
