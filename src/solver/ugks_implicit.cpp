@@ -6,6 +6,9 @@
 // of time.steady_method: local.
 #include <algorithm>
 #include <cmath>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cpu_kernels.hpp"
 #include "ugks/core/timer.hpp"
@@ -85,6 +88,23 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
                         m_order.data(), m_setup.time.macro_sweeps, gamma);
 }
 
+namespace {
+int omp_threads() {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+int omp_thread() {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+}  // namespace
+
 void UgksSolver::micro_relax() {
     const int B = m_s.B;
     const int D = m_gas.D;
@@ -93,17 +113,28 @@ void UgksSolver::micro_relax() {
     const int pairs = m_setup.time.micro_sweeps;
     // per block and owned cell: conserved moments of the microscopic residual after the update
     std::vector<double> Qb(static_cast<std::size_t>(m_s.nblk) * m_s.no * 5, 0.0);
+    // Per-thread work arrays of one block (rhs_h, rhs_b: no x B; dh, db: nc x B), allocated at the
+    // first iteration and kept: allocating them per block and iteration made glibc map and unmap
+    // them every time (docs/performance.md, implicit CPU workspace).
+    const std::size_t nob = static_cast<std::size_t>(m_s.no) * B,
+                      ncb = static_cast<std::size_t>(m_s.nc) * B, nbf = m_s.store_b ? 2 : 1;
+    const int nthreads = omp_threads();
+    if (m_relax_ws.size() != static_cast<std::size_t>(nthreads))
+        m_relax_ws.assign(nthreads, std::vector<double>());
 #pragma omp parallel for schedule(dynamic, 1)
     for (int m = 0; m < m_s.nblk; ++m) {
         const cpu::BlockVel V = block_vel(m);
         const std::size_t base = static_cast<std::size_t>(m) * m_s.nc * B;
         double* h = &m_h[base];
         double* b = m_s.store_b ? &m_b[base] : nullptr;
+        std::vector<double>& ws = m_relax_ws[omp_thread()];
+        ws.resize(nbf * (nob + ncb));
         // rhs = R_flux + (f+* - f)/tau*: the steady residual with the predicted equilibrium
-        std::vector<double> rhs_h(static_cast<std::size_t>(m_s.no) * B),
-            rhs_b(b ? static_cast<std::size_t>(m_s.no) * B : 0);
-        std::vector<double> dh(static_cast<std::size_t>(m_s.nc) * B, 0.0),
-            db(b ? static_cast<std::size_t>(m_s.nc) * B : 0, 0.0);
+        double* rhs_h = ws.data();
+        double* rhs_b = b ? rhs_h + nob : nullptr;
+        double* dh = rhs_h + nbf * nob;
+        double* db = b ? dh + ncb : nullptr;
+        std::fill(dh, dh + nbf * ncb, 0.0);
         phys::detail::with_dim(D, [&](auto Dc) {
             constexpr int DD = decltype(Dc)::value;
             for (index_t i = 0; i < m_s.no; ++i) {
@@ -124,9 +155,8 @@ void UgksSolver::micro_relax() {
             }
         });
         // (1/dtau + 1/tau + (1/V) sum_f S (u.n)^+) df_i - (1/V) sum_f S (u.n)^- df_j = rhs_i
-        implicit::micro_sgs(m_mesh, m_s.no, B, V.ux, V.uy, V.uz, a0.data(), rhs_h.data(), dh.data(),
-                            b ? rhs_b.data() : nullptr, b ? db.data() : nullptr, m_order.data(),
-                            pairs);
+        implicit::micro_sgs(m_mesh, m_s.no, B, V.ux, V.uy, V.uz, a0.data(), rhs_h, dh, rhs_b, db,
+                            m_order.data(), pairs);
         for (std::size_t k = 0; k < static_cast<std::size_t>(m_s.no) * B; ++k) {
             h[k] += dh[k];
             if (b) b[k] += db[k];

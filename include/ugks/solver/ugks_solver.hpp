@@ -192,6 +192,7 @@ private:
     std::vector<double> m_Qm;  ///< implicit: moments of the new microscopic residual (5/cell)
     std::vector<double> m_res_h,
         m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
+    std::vector<std::vector<double>> m_relax_ws;  ///< implicit: per OpenMP thread, micro_relax
     // limiter freezing (docs/steady.md section 7.10)
     int m_lim_mode = 0;                           ///< kern::LimiterMode
     long m_lim_step = -1;                         ///< the step whose state gave the frozen factors
