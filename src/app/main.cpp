@@ -1,8 +1,10 @@
 // ugks_solver: command-line entry point. See docs/usage.md for the contract.
 #include <mpi.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 
 #include "ugks/app/run_case.hpp"
 #include "ugks/app/step_observers.hpp"
@@ -32,9 +34,30 @@ void add_options(CLI::App& app, ugks::CommandLine& cl, bool& version) {
     app.add_flag("--version", version, "print the version and build information");
 }
 
+/// OpenMP threads that wait passively at the end of a parallel loop (docs/decisions.md, "OpenMP
+/// wait policy"): with the runtime's default (spin, then sleep) two threads on a machine with one
+/// other busy process took 2x the wall time of one thread; passive waiting costs nothing measurable
+/// on a quiet machine. The runtime reads OMP_WAIT_POLICY when it is loaded, before main, so when
+/// the user has set neither it nor GOMP_SPINCOUNT the process sets it and executes itself again,
+/// once (UGKS_OMP_WAIT_SET marks the second start). A failed exec leaves the default in place.
+void prefer_passive_omp_wait(char** argv) {
+#ifdef _OPENMP
+    if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT") ||
+        std::getenv("UGKS_OMP_WAIT_SET"))
+        return;
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    setenv("UGKS_OMP_WAIT_SET", "1", 1);
+    execv("/proc/self/exe", argv);
+    unsetenv("OMP_WAIT_POLICY");  // exec failed: the runtime keeps the policy it started with
+#else
+    (void)argv;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    prefer_passive_omp_wait(argv);
     // Before MPI_Init, which can take long on a loaded cluster: a SIGTERM then is not lost.
     ugks::install_stop_handlers();
     MPI_Init(&argc, &argv);
@@ -47,7 +70,8 @@ int main(int argc, char** argv) {
     CLI::App app{
         "ugks_solver: unified gas-kinetic scheme solver for rarefied to continuum gas flows.\n"
         "Run with mpirun/srun; exit codes: 0 success, 2 bad input, 3 numerical failure "
-        "(also a diverging or stagnating steady iteration), 4 stopped by a signal after a "
+        "(also a diverging, blown-up or stagnating steady iteration), 4 stopped by a signal after "
+        "a "
         "checkpoint, 5 steady state not reached within time.steps, 1 other failure.",
         "ugks_solver"};
     add_options(app, cl, version);
