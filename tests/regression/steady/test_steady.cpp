@@ -132,8 +132,9 @@ TEST(Steady, LocalStepsReachTheTransientSteadyState) {
 
 // ImplicitSphereConverges: the Ma 4.25 sphere of cases/sphere_ma4.25_kn0.121 on the committed
 // coarse mesh (1282 cells, 972 velocities), first order (sphere.yaml). docs/steady.md section 7.9:
-// with the second-order limited scheme the residual of every method (transient, local steps,
-// implicit) ends in a limit cycle at ~1e-2 on this mesh while the drag converges; without the
+// with the second-order limited scheme and the live limiter the residual of every method
+// (transient, local steps, implicit) ends in a limit cycle at ~1e-2 on this mesh while the drag
+// converges (a frozen limiter: ImplicitSphereFrozenLimiter); without the
 // limiter the implicit iteration with the default keys (pseudo CFL 1000, 2 + 2 natural sweep pairs)
 // reaches residuals < 1e-6 from the impulsive start (free stream everywhere, hot wall) in 49
 // iterations (54 with the colored order of the CUDA backend; bound 70), and its drag (wall force
