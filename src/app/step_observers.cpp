@@ -558,9 +558,10 @@ void SteadyStateObserver::freeze_rule(const RunContext& ctx) {
     const TimeConfig& tc = ctx.pb.setup.time;
     if (tc.limiter_freeze == "off" || m_freeze_tried || m_frozen_step >= 0) return;
     const long step = ctx.solver.step_count();
+    std::string why;
     if (tc.limiter_freeze == "step") {
         if (step < tc.limiter_freeze_step) return;
-        m_freeze_why = fmt::format("time.limiter_freeze: {}", tc.limiter_freeze_step);
+        why = fmt::format("time.limiter_freeze: {}", tc.limiter_freeze_step);
     } else {
         if (m_steps < kWarmup) return;  // m_min: the smallest residual from step kWarmup on
         m_freeze_hist.push_back(m_min);
@@ -569,7 +570,7 @@ void SteadyStateObserver::freeze_rule(const RunContext& ctx) {
         m_freeze_hist.pop_front();
         // a stall at round-off (1e-13 and below) is convergence, not a limit cycle
         if (!(m_min > kFreezeFall * before) || m_min < 1e-13) return;
-        m_freeze_why = fmt::format(
+        why = fmt::format(
             "auto: the smallest residual fell only from {:.3e} to {:.3e} over the last {} steps",
             before, m_min, tc.limiter_freeze_window);
     }
@@ -579,7 +580,7 @@ void SteadyStateObserver::freeze_rule(const RunContext& ctx) {
     log::info(
         "limiter frozen after step {} ({}): from now on no limiter factor rises above its "
         "value in this or a later step (docs/steady.md section 7.10)",
-        step, m_freeze_why);
+        step, why);
 }
 
 bool SteadyStateObserver::blown_up(const RunContext& ctx, const StepResult& r) {

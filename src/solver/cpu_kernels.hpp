@@ -261,11 +261,6 @@ inline void stage2_cell(int B, const phys::EqConst& C, const BlockVel& V, double
         stage2_cell_loop<D, SB, UPDATE, false>(B, C, V, h, b, c, phys::Slope{}, span, M);
 }
 
-/// Limited least-squares gradient of one block at owned cell i (sections 4.2-4.3): g [3][B] =
-/// psi sum_j c_ij (f_j - f_i) (kern::lsq_add, kern::limiter_ratio; KIND a kern::LimiterKind).
-/// nbr: the neighbour of each of the cell's nf LSQ slots (-1 at a boundary), c: LSQ vectors,
-/// dx: x_f - x_i per slot. mode (kern::LimiterMode) with code, the cell's B stored factors of this
-/// block when frozen (kern::limiter_frozen; docs/steady.md section 7.10).
 /// gradient_limited_cell on the W velocities v0 .. v0 + W - 1 of the block: the sums, bounds and
 /// factors of those velocities stay in registers across the cell's faces.
 template <int KIND, int W>
@@ -312,79 +307,25 @@ inline void gradient_limited_lanes(int B, int v0, const double* f, index_t i, co
     }
 }
 
-/// gradient_limited_cell for any block size: one pass over the faces per quantity, all B velocities
-/// of the block in each.
-template <int KIND>
-inline void gradient_limited_cell_any(int B, const double* f, index_t i, const index_t* nbr, int nf,
-                                      const double* c, const double* dx, double kd3,
-                                      double* __restrict g, int mode,
-                                      std::uint16_t* __restrict code) {
-    double buf[4 * 1024];  // block_size <= 1024 (checked by the case parser)
-    double* __restrict vmax = buf;
-    double* __restrict vmin = vmax + B;
-    double* __restrict scale = vmin + B;
-    double* __restrict psi = scale + B;
-    const double* __restrict fi = f + static_cast<std::size_t>(B) * i;
-    double* __restrict g0 = g;
-    double* __restrict g1 = g + B;
-    double* __restrict g2 = g + 2 * B;
-#pragma omp simd
-    for (int v = 0; v < B; ++v) {
-        g0[v] = g1[v] = g2[v] = 0.0;
-        vmax[v] = vmin[v] = fi[v];
-        scale[v] = std::abs(fi[v]);
-        psi[v] = 1.0;
-    }
-    for (int k = 0; k < nf; ++k) {
-        if (nbr[k] < 0) continue;
-        const double* __restrict fj = f + static_cast<std::size_t>(B) * nbr[k];
-        const double c0 = c[3 * k], c1 = c[3 * k + 1], c2 = c[3 * k + 2];
-#pragma omp simd
-        for (int v = 0; v < B; ++v)
-            kern::lsq_add(c0, c1, c2, fj[v], fi[v], g0[v], g1[v], g2[v], vmax[v], vmin[v],
-                          scale[v]);
-    }
-    if (KIND == kern::kNoLimiter) return;
-    for (int k = 0; k < nf; ++k) {
-        const double x0 = dx[3 * k], x1 = dx[3 * k + 1], x2 = dx[3 * k + 2];
-#pragma omp simd
-        for (int v = 0; v < B; ++v) {
-            const double d2 = g0[v] * x0 + g1[v] * x1 + g2[v] * x2;
-            const double r =
-                kern::limiter_ratio(KIND, vmax[v] - fi[v], vmin[v] - fi[v], d2, kd3, scale[v]);
-            psi[v] = r < psi[v] ? r : psi[v];
-        }
-    }
-    if (mode == kern::kLimiterFrozen)
-        for (int v = 0; v < B; ++v) psi[v] = kern::limiter_frozen(psi[v], code[v]);
-#pragma omp simd
-    for (int v = 0; v < B; ++v) {
-        g0[v] *= psi[v];
-        g1[v] *= psi[v];
-        g2[v] *= psi[v];
-    }
-}
-
 /// Limited least-squares gradient of one block at owned cell i (sections 4.2-4.3): g [3][B] =
 /// psi sum_j c_ij (f_j - f_i) (kern::lsq_add, kern::limiter_ratio; KIND a kern::LimiterKind).
 /// nbr: the neighbour of each of the cell's nf LSQ slots (-1 at a boundary), c: LSQ vectors,
 /// dx: x_f - x_i per slot. mode (kern::LimiterMode) with code, the cell's B stored factors of this
-/// block when frozen (kern::limiter_frozen; docs/steady.md section 7.10). Blocks of a multiple of
-/// 16 (8) velocities go 16 (8) at a time through gradient_limited_lanes, others through
-/// gradient_limited_cell_any (the same operations in the same order: the same bits).
+/// block when frozen (kern::limiter_frozen; docs/steady.md section 7.10). The velocities go 16 at a
+/// time through gradient_limited_lanes, then 8, then one by one (16 was the fastest of 8, 16, 32 on
+/// the 45^2 x 28^2 cavity, docs/performance.md); each velocity sees the same operations in the
+/// same order whatever its chunk, so the result does not depend on the block size.
 template <int KIND>
 inline void gradient_limited_cell(int B, const double* f, index_t i, const index_t* nbr, int nf,
                                   const double* c, const double* dx, double kd3,
                                   double* __restrict g, int mode, std::uint16_t* __restrict code) {
-    // 16 lanes: fastest of 8, 16, 32 on the 45^2 x 28^2 cavity (docs/performance.md)
-    if (B % 16 == 0)
-        for (int v0 = 0; v0 < B; v0 += 16)
-            gradient_limited_lanes<KIND, 16>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
-    else if (B % 8 == 0)
-        for (int v0 = 0; v0 < B; v0 += 8)
-            gradient_limited_lanes<KIND, 8>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
-    else
-        gradient_limited_cell_any<KIND>(B, f, i, nbr, nf, c, dx, kd3, g, mode, code);
+    int v0 = 0;
+    for (; v0 + 16 <= B; v0 += 16)
+        gradient_limited_lanes<KIND, 16>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
+    for (; v0 + 8 <= B; v0 += 8)
+        gradient_limited_lanes<KIND, 8>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
+    for (; v0 < B; ++v0)
+        gradient_limited_lanes<KIND, 1>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
 }
 
 }  // namespace ugks::cpu

@@ -193,7 +193,6 @@ private:
     std::deque<double> m_freeze_hist;  ///< m_min after each of the last limiter_freeze_window steps
     bool m_freeze_tried = false;       ///< freeze_rule has asked the solver
     long m_frozen_step = -1;           ///< the step of the frozen limiter factors (-1: live)
-    std::string m_freeze_why;          ///< why they were frozen
 };
 
 /// probes_<name>.csv of the final state (rank 0 writes).

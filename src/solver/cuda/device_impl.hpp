@@ -80,8 +80,7 @@ struct UgksSolverDevice::Impl {
     DeviceArray<double> d_kr_val, d_kr_V, d_kr_r, d_kr_w, d_kr_z, d_kr_part;
     std::vector<double> h_kr_part;
     // limiter freezing (docs/steady.md section 7.10): allocated by freeze_limiter
-    int lim_mode = 0;    ///< kern::LimiterMode
-    long lim_step = -1;  ///< the step after which the limiter was frozen
+    long lim_step = -1;  ///< the step after which the limiter was frozen (mode: C.lim_mode)
     DeviceArray<double> d_psi_W;
     DeviceArray<std::uint16_t> d_psi_h, d_psi_b;
     DeviceArray<index_t> d_color_cells;  ///< owned cells sorted by colour (local order inside)

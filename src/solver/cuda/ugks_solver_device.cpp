@@ -472,7 +472,7 @@ void for_state_arrays(Impl& I, State& s, Fn&& fn) {
 
 bool UgksSolverDevice::freeze_limiter() {
     Impl& I = *m;
-    if (I.lim_mode != kern::kLimiterLive || I.C.order < 2 || I.C.limiter == kern::kNoLimiter)
+    if (I.C.lim_mode != kern::kLimiterLive || I.C.order < 2 || I.C.limiter == kern::kNoLimiter)
         return false;
     UGKS_CUDA_CHECK(cudaDeviceSynchronize());
     const std::size_t before = memory_tally().current;
@@ -484,9 +484,8 @@ bool UgksSolverDevice::freeze_limiter() {
     if (I.S.store_b)
         I.d_psi_b = I.upload("limiter:psi_b", std::vector<std::uint16_t>(I.d_b.size(), one));
     I.bytes_persistent += memory_tally().current - before;
-    I.lim_mode = kern::kLimiterFrozen;
     I.lim_step = I.step_no;
-    I.C.lim_mode = I.lim_mode;
+    I.C.lim_mode = kern::kLimiterFrozen;
     I.C.psi_W = I.d_psi_W.data();
     I.C.psi_h = I.d_psi_h.data();
     I.C.psi_b = I.S.store_b ? I.d_psi_b.data() : nullptr;
@@ -494,7 +493,7 @@ bool UgksSolverDevice::freeze_limiter() {
 }
 
 long UgksSolverDevice::limiter_frozen_step() const {
-    return m->lim_mode == kern::kLimiterLive ? -1 : m->lim_step;
+    return m->C.lim_mode == kern::kLimiterLive ? -1 : m->lim_step;
 }
 
 SolverState UgksSolverDevice::state_export() const {
@@ -504,7 +503,7 @@ SolverState UgksSolverDevice::state_export() const {
     s.step = I.step_no;
     s.time = I.time;
     for_state_arrays(I, s, [](const auto& d, std::vector<double>& h) { d.copy_to(h); });
-    if (I.lim_mode == kern::kLimiterFrozen) {
+    if (I.C.lim_mode == kern::kLimiterFrozen) {
         std::vector<double> W;
         std::vector<std::uint16_t> h, b;
         I.d_psi_W.copy_to(W);
@@ -526,16 +525,9 @@ void UgksSolverDevice::state_import(const SolverState& s) {
     I.step_no = s.step;
     I.time = s.time;
     for_state_arrays(I, s, [](auto& d, const std::vector<double>& h) { d.copy_from(h); });
-    I.lim_mode = kern::kLimiterLive;  // arrays of an earlier freeze stay allocated, unused
+    I.C.lim_mode = kern::kLimiterLive;  // as UgksSolver::state_import
     I.lim_step = -1;
-    I.C.lim_mode = kern::kLimiterLive;
-    if (s.limiter.step >= 0) {
-        if (I.d_psi_h.size() == 0)
-            freeze_limiter();  // false without a limiter: the stored factors are not used
-        else
-            I.lim_mode = I.C.lim_mode = kern::kLimiterFrozen;
-    }
-    if (I.lim_mode == kern::kLimiterFrozen) {
+    if (s.limiter.step >= 0 && freeze_limiter()) {
         UGKS_REQUIRE(s.limiter.W.size() == static_cast<std::size_t>(I.d_psi_W.size()) &&
                          s.limiter.h.size() == s.h.size() && s.limiter.b.size() == s.b.size(),
                      "state_import: frozen limiter sizes do not match this solver");

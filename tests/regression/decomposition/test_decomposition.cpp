@@ -63,7 +63,7 @@ TEST(Decomposition, FieldsIndependentOfPartitionAndBlockSize) {
     double worst = 0;
     for (int Pv = 1; Pv <= np; ++Pv) {
         if (np % Pv != 0) continue;
-        for (int B : {7, 16, 24, 32}) {        // 7: any block size; 24: 8 lanes; 16, 32: 16 lanes
+        for (int B : {7, 16, 24, 32}) {  // lanes of 16, 8, 1: 16, 32: 16 only; 24: 16 + 8; 7: 1 x 7
             if (np == 1 && B == 16) continue;  // the reference itself
             const std::string what = "P_x " + std::to_string(np / Pv) + " x P_v " +
                                      std::to_string(Pv) + ", B_v " + std::to_string(B);
