@@ -13,7 +13,8 @@
 #   --quick only the 80^3 case at B_v = 64, the 40^3 sweep and the 2D case
 #   --np/--pv  run each case under mpirun -np N with parallel.velocity_ranks = P (default 1 rank)
 # Environment: STEPS80, STEPS40, STEPS2D (steps per run: 5, 20, 400), SWEEP (block sizes), RUNS (replaces
-# the list of runs: space-separated CASE|B_v|STEPS, CASE a file name of benchmarks/ without .yaml),
+# the list of runs: space-separated CASE|B_v|STEPS[|STORAGE], CASE a file name of benchmarks/ without .yaml,
+# STORAGE numerics.storage fp64 (default) or fp32),
 # HALO (parallel.halo: staged, cuda_aware, nccl or auto; default auto).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -64,18 +65,20 @@ if [[ "$np" -gt 1 ]]; then
 fi
 summaries=()
 for r in "${runs[@]}"; do
-  IFS='|' read -r case bv steps <<<"$r"
-  dir="$work/$case-$bv"
-  echo "bench_gpu: $case B_v=$bv steps=$steps np=$np P_v=$pv" >&2
+  IFS='|' read -r case bv steps storage <<<"$r"
+  storage="${storage:-fp64}"
+  dir="$work/$case-$bv-$storage"
+  echo "bench_gpu: $case B_v=$bv steps=$steps storage=$storage np=$np P_v=$pv" >&2
   if ! "${launcher[@]}" "$exe" "$root/benchmarks/$case.yaml" --quiet \
       --set output.directory="$dir" --set parallel.block_size="$bv" --set time.steps="$steps" \
-      --set parallel.velocity_ranks="$pv" --set parallel.halo="${HALO:-auto}" >"$dir.log" 2>&1; then
+      --set parallel.velocity_ranks="$pv" --set parallel.halo="${HALO:-auto}" \
+      --set numerics.storage="$storage" >"$dir.log" 2>&1; then
     echo "bench_gpu: $case B_v=$bv failed:" >&2
     tail -20 "$dir.log" >&2
     continue
   fi
-  cp "$dir/summary.json" "$work/summary-$case-$bv.json"
-  summaries+=("$work/summary-$case-$bv.json")
+  cp "$dir/summary.json" "$work/summary-$case-$bv-$storage.json"
+  summaries+=("$work/summary-$case-$bv-$storage.json")
 done
 
 machine="$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1 || echo unknown)"
@@ -91,9 +94,9 @@ lines = [f"### {date} commit {b.get('commit', commit)}, {b.get('build_type', '?'
          f"{b.get('backend', '?')} backend",
          f"Machine: {machine}; host CPU {cpu}. PUPS over the time loop; persistent bytes per "
          "phase-space point = device_persistent / (cells x velocities).", "",
-         "| case | cells × velocities | ranks (P_x × P_v, halo) | B_v | steps | s/step | PUPS | "
+         "| case | cells × velocities | ranks (P_x × P_v, halo) | B_v | storage | steps | s/step | PUPS | "
          "persistent B/point | peak device GB |",
-         "|---|---|---|---|---|---|---|---|---|"]
+         "|---|---|---|---|---|---|---|---|---|---|"]
 split = []
 for j in rows:
     cells, vel = j["mesh"]["cells"], j["velocity"]["points"]
@@ -105,7 +108,7 @@ for j in rows:
     pts = cells * vel / d["P_v"] / d["P_x"]
     per = mem.get("device_persistent", 0) / pts
     lines.append(f"| {j['case'].replace('bench_', '')} | {cells} × {vel} | {d['ranks']} "
-                 f"({d['P_x']} × {d['P_v']}, {d.get('halo', '?')}) | {d['B_v']} | {steps} | {sec / max(steps, 1):.4g} | "
+                 f"({d['P_x']} × {d['P_v']}, {d.get('halo', '?')}) | {d['B_v']} | {j['build'].get('storage', 'fp64')} | {steps} | {sec / max(steps, 1):.4g} | "
                  f"{pups:.3e} | {per:.3f} | {mem.get('device_peak', 0) / 1e9:.2f} |")
     t = {k: v["max"] for k, v in j["wall_time_s"].items()}
     keys = sorted((k for k in t if k not in ("total", "setup")), key=lambda k: -t[k])
@@ -114,7 +117,8 @@ lines += ["", "Time split (max over ranks, seconds over the whole run; gpu:* = d
           "events, the rest host wall time; % of the time-loop seconds):", ""]
 for j, sec, t, keys in split:
     parts = ", ".join(f"{k} {t[k]:.3g} ({100 * t[k] / sec:.0f}%)" for k in keys if t[k] > 1e-3 * sec)
-    lines.append(f"- {j['case'].replace('bench_', '')} B_v={j['decomposition']['B_v']}: loop "
+    lines.append(f"- {j['case'].replace('bench_', '')} B_v={j['decomposition']['B_v']} "
+                 f"{j['build'].get('storage', 'fp64')}: loop "
                  f"{sec:.3g} s; {parts}")
 text = "\n".join(lines) + "\n"
 print(text)

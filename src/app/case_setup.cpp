@@ -39,12 +39,13 @@ double estimate_time_step(const Mesh& mesh, const VelocityGrid& vel, const GasMo
 }
 
 MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, index_t vels, int B,
-                               int dim, bool store_b, double global_mesh_bytes, bool implicit) {
+                               int dim, bool store_b, double global_mesh_bytes, bool implicit,
+                               bool fp32) {
     MemoryEstimate m;
     const double nd = store_b ? 2.0 : 1.0;
     const double nc = static_cast<double>(cells), no = static_cast<double>(owned),
                  nf = static_cast<double>(faces), nv = static_cast<double>(vels);
-    m.distributions = 8.0 * nc * nv * nd;
+    m.distributions = (fp32 ? 4.0 : 8.0) * nc * nv * nd;
     // W, W^{n+1}, q, tau, gradients of W (5 x dim), the primitive state and equilibrium
     // constants, moments; per face the interface coefficients (FaceCoeffs) and accumulators
     const double prim = sizeof(phys::Prim) / 8.0, eq = sizeof(phys::EqConst) / 8.0;
@@ -53,6 +54,8 @@ MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, inde
     // one block: gradients (dim per velocity), face flux cache, halo buffers ~ f and grad f of the
     // block
     m.block_working_set = 8.0 * B * nd * (nc * dim + nf) * 2.0;
+    // fp32 storage on the CPU backend: the block being swept in double
+    if (fp32) m.block_working_set += 8.0 * B * nd * nc;
     m.global_mesh = global_mesh_bytes;
     // Reading the mesh, matching faces and the partition graph: transient, but their many small
     // allocations leave the heap resident afterwards (measured: about the global mesh again).

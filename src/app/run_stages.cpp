@@ -139,9 +139,10 @@ Resources estimate_resources(const Problem& pb) {
     int first = 0, count = 0;
     pb.blocks.range(pb.layout.q, first, count);
     const index_t local_vel = static_cast<index_t>(count) * pb.blocks.block_size;
-    res.mem = estimate_memory(local.n_owned + local.n_ghost, local.n_owned, local.mesh.n_faces(),
-                              local_vel, pb.blocks.block_size, pb.mesh.dim, pb.store_b(),
-                              mesh_bytes(pb.mesh), setup.time.implicit());
+    res.mem =
+        estimate_memory(local.n_owned + local.n_ghost, local.n_owned, local.mesh.n_faces(),
+                        local_vel, pb.blocks.block_size, pb.mesh.dim, pb.store_b(),
+                        mesh_bytes(pb.mesh), setup.time.implicit(), setup.numerics.fp32_storage);
     res.mem_max = allreduce(res.mem.total(), MPI_MAX, MPI_COMM_WORLD);
     res.mem_sum = allreduce(res.mem.total(), MPI_SUM, MPI_COMM_WORLD);
     res.dt = estimate_time_step(pb.mesh, pb.vel, setup.gas, setup.initial, setup.numerics.cfl);
@@ -208,9 +209,19 @@ void log_estimates(const Problem& pb, const Resources& res) {
                   fmt::join(box, " x "), fmt::join(type_text, ", "), fmt::join(patch_text, ", "));
     }
     log::info(
-        "velocity space: {} ({}D), {} points, block size B_v = {}, {} blocks ({} padded slots)",
+        "velocity space: {} ({}D), {} points, block size B_v = {}, {} blocks ({} padded slots); "
+        "distributions stored in {}",
         vel.kind, vel.dim, vel.size(), pb.blocks.block_size, pb.blocks.n_blocks,
-        static_cast<index_t>(pb.blocks.n_blocks) * pb.blocks.block_size - vel.size());
+        static_cast<index_t>(pb.blocks.n_blocks) * pb.blocks.block_size - vel.size(),
+        pb.setup.numerics.fp32_storage ? "single precision (numerics.storage fp32)"
+                                       : "double precision (numerics.storage fp64)");
+    if (pb.setup.numerics.fp32_storage && pb.setup.time.steady_tolerance > 0 &&
+        pb.setup.time.steady_tolerance < 1e-7)
+        log::info(
+            "numerics.storage fp32: the rounding of the stored distributions leaves a residual "
+            "floor near 1e-7; time.steady_tolerance {} may not be reached (docs/decisions.md "
+            "\"Single-precision storage\")",
+            pb.setup.time.steady_tolerance);
     log_decomposition(pb);
     log::info("memory estimate per rank: max {} ({}); all ranks {}; memory of {}: {}{}",
               human_bytes(res.mem_max), res.mem_parts, human_bytes(res.mem_sum),
@@ -298,6 +309,7 @@ nlohmann::json run_json(const RunContext& ctx, const Resources& res, const LoopE
                   {"commit", git_commit},
                   {"backend", backend_name},
                   {"precision", "double"},
+                  {"storage", pb.setup.numerics.fp32_storage ? "fp32" : "fp64"},
                   {"build_type", build_type}};
     j["decomposition"] = {{"ranks", pb.world_size},
                           {"P_x", pb.layout.P_x},
@@ -374,9 +386,11 @@ void prepare_output_directory(const Problem& pb) {
 namespace {
 
 /// Keys a restart may change without changing the case it continues: how long and how far to
-/// run, the outputs and checkpoints, the decomposition, the name, and the initial state (which the
-/// checkpoint's replaces). Every other key (gas, mesh, velocity, boundaries, numerics, the time
-/// mode and method, units) defines the case (docs/decisions.md "Checkpoints belong to their run").
+/// run, the outputs and checkpoints, the decomposition, the name, the initial state (which the
+/// checkpoint's replaces) and the storage precision of the distributions (a restart across
+/// storage kinds is supported: docs/decisions.md "Single-precision storage"). Every other key (gas,
+/// mesh, velocity, boundaries, numerics, the time mode and method, units) defines the case
+/// (docs/decisions.md "Checkpoints belong to their run").
 bool run_control_key(const std::string& path) {
     static const char* const keys[] = {"name",
                                        "time.steps",
@@ -391,7 +405,8 @@ bool run_control_key(const std::string& path) {
                                        "checkpoint",
                                        "output",
                                        "parallel",
-                                       "initial"};
+                                       "initial",
+                                       "numerics.storage"};
     for (const char* k : keys) {
         const std::size_t n = std::char_traits<char>::length(k);
         if (path.compare(0, n, k) == 0 && (path.size() == n || path[n] == '.')) return true;

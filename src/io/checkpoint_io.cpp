@@ -587,8 +587,9 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
             // h and b: one collective write per chunk (chunks.count_all on every rank; a rank
             // without more columns writes an empty selection), the checksum summed over chunks.
             auto distribution = [&](const char* name, const std::vector<double>& f,
-                                    std::uint64_t& checksum) {
-                Hid d = w.create(g.get(), name, H5T_IEEE_F64LE, Shape{n, nv});
+                                    std::uint64_t& checksum, bool fp32) {
+                Hid d =
+                    w.create(g.get(), name, fp32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, Shape{n, nv});
                 for (long c = 0; c < chunks.count_all; ++c) {
                     const index_t k0 = chunks.begin(c), wc = chunks.end(c) - k0;
                     const Columns part = sub_columns(cols, k0, k0 + wc);
@@ -611,14 +612,14 @@ void write_checkpoint(const std::string& path, const CheckpointLayout& where,
                 MPI_Allreduce(MPI_IN_PLACE, &checksum, 1, MPI_UINT64_T, MPI_SUM, L.world);
                 w.attribute(d.get(), "checksum", checksum);
             };
-            distribution("h", st.h, cs[3]);
-            if (where.store_b) distribution("b", st.b, cs[4]);
+            distribution("h", st.h, cs[3], st.fp32);
+            if (where.store_b) distribution("b", st.b, cs[4], st.fp32);
             if (frozen) {
                 Hid d =
                     w.write(g.get(), "limiter_W", Shape{n, 5}, r0, L.q == 0 ? nr : 0, lb.data());
                 w.attribute(d.get(), "checksum", lim[1]);
-                distribution("limiter_h", st.limiter.h, lim[2]);
-                if (where.store_b) distribution("limiter_b", st.limiter.b, lim[3]);
+                distribution("limiter_h", st.limiter.h, lim[2], false);
+                if (where.store_b) distribution("limiter_b", st.limiter.b, lim[3], false);
             }
         }
         // Root attributes (the same values on every rank: rank 0's clock), then their checksum.

@@ -133,6 +133,8 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
         s.numerics.venkatakrishnan_k = cfg.get_or<double>("numerics.venkatakrishnan_k", 1.0);
         cfg.check_range("numerics.venkatakrishnan_k", s.numerics.venkatakrishnan_k, 0.0, 1e6);
     }
+    s.numerics.fp32_storage =
+        cfg.get_enum_or("numerics.storage", {"fp64", "fp32"}, "fp64") == "fp32";
 
     s.time.steps = cfg.get_or<long>("time.steps", 1000);
     cfg.check_range("time.steps", static_cast<double>(s.time.steps), 0, 1e15);

@@ -125,10 +125,16 @@ void UgksSolver::micro_relax() {
     for (int m = 0; m < m_s.nblk; ++m) {
         const cpu::BlockVel V = block_vel(m);
         const std::size_t base = static_cast<std::size_t>(m) * m_s.nc * B;
-        double* h = &m_h[base];
-        double* b = m_s.store_b ? &m_b[base] : nullptr;
+        const bool fp32 = m_h.fp32();
         std::vector<double>& ws = m_relax_ws[omp_thread()];
-        ws.resize(nbf * (nob + ncb));
+        ws.resize(nbf * (nob + ncb + (fp32 ? nob : 0)));
+        // fp32 storage: the block's owned rows in double, stored back after the update
+        double* h = fp32 ? ws.data() + nbf * (nob + ncb) : m_h.f64(base);
+        double* b = !m_s.store_b ? nullptr : fp32 ? h + nob : m_b.f64(base);
+        if (fp32) {
+            m_h.load(base, nob, h);
+            if (b) m_b.load(base, nob, b);
+        }
         // rhs = R_flux + (f+* - f)/tau*: the steady residual with the predicted equilibrium
         double* rhs_h = ws.data();
         double* rhs_b = b ? rhs_h + nob : nullptr;
@@ -160,6 +166,10 @@ void UgksSolver::micro_relax() {
         for (std::size_t k = 0; k < static_cast<std::size_t>(m_s.no) * B; ++k) {
             h[k] += dh[k];
             if (b) b[k] += db[k];
+        }
+        if (fp32) {
+            m_h.store(base, nob, h);
+            if (b) m_b.store(base, nob, b);
         }
         // moments of rhs - df/tau: the residual with f^{n+1}
         for (index_t i = 0; i < m_s.no; ++i) {

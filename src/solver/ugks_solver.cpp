@@ -79,8 +79,13 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     m_tau.assign(m_s.nc, 0.0);
     m_prim.assign(m_s.nc, phys::Prim{});
     m_stress.assign(6 * m_s.no, 0.0);
-    m_h.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
-    if (m_s.store_b) m_b.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
+    const bool fp32 = setup.numerics.fp32_storage;
+    m_h.assign(static_cast<std::size_t>(m_s.nc) * ns, fp32);
+    m_b.assign(m_s.store_b ? static_cast<std::size_t>(m_s.nc) * ns : 0, fp32);
+    if (fp32) {
+        m_hw.assign(static_cast<std::size_t>(m_s.nc) * m_s.B, 0.0);
+        if (m_s.store_b) m_bw.assign(m_hw.size(), 0.0);
+    }
     m_fc.assign(m_s.nf, phys::FaceCoeffs{});
     m_Facc.assign(5 * m_s.nf, 0.0);
     m_rho_wall.assign(m_s.nf, 0.0);
@@ -135,8 +140,8 @@ void UgksSolver::initialize() {
                 const index_t k = (static_cast<index_t>(m) * m_s.nc + c) * m_s.B + v;
                 double hp, bp;
                 phys::shakhov_equilibrium(m_prim[c], zero_q, m_gas, &m_s.u[3 * s], hp, bp);
-                m_h[k] = hp;
-                if (m_s.store_b) m_b[k] = bp;
+                m_h.set(k, hp);
+                if (m_s.store_b) m_b.set(k, bp);
             }
         }
     }
@@ -264,8 +269,8 @@ void UgksSolver::wall_densities() {
                 for (int v = 0; v < m_s.B; ++v) {
                     const index_t s = static_cast<index_t>(m) * m_s.B + v;
                     const index_t k = (static_cast<index_t>(m) * m_s.nc + i) * m_s.B + v;
-                    m_sym_h[row * ns + s] = m_h[k];
-                    if (m_s.store_b) m_sym_b[row * ns + s] = m_b[k];
+                    m_sym_h[row * ns + s] = m_h.get(k);
+                    if (m_s.store_b) m_sym_b[row * ns + s] = m_b.get(k);
                 }
         }
         if (B.type == "symmetry") continue;
@@ -279,7 +284,7 @@ void UgksSolver::wall_densities() {
                     const double* u = &m_s.u[3 * s];
                     kern::wall_density_terms<D>(
                         unit, m_s.w[s], u, dot3(u, n.data()),
-                        m_h[(static_cast<index_t>(m) * m_s.nc + i) * m_s.B + v], num, den);
+                        m_h.get((static_cast<index_t>(m) * m_s.nc + i) * m_s.B + v), num, den);
                 }
         });
         sums[2 * iw] = num;
@@ -386,18 +391,26 @@ void UgksSolver::sweep(double dt) {
     std::vector<double>& phi_h = m_phi_h;
     std::vector<double>& phi_b = m_phi_b;
 
+    const bool fp32 = m_h.fp32();
+    const std::size_t nob = static_cast<std::size_t>(m_s.no) * B;
     for (int m = 0; m < m_s.nblk; ++m) {
-        double* h = &m_h[static_cast<std::size_t>(m) * m_s.nc * B];
-        double* b = m_s.store_b ? &m_b[static_cast<std::size_t>(m) * m_s.nc * B] : nullptr;
+        // fp32 storage: the block's owned rows in double (the ghost rows come with the halo),
+        // stored back after stage 1
+        const std::size_t at = static_cast<std::size_t>(m) * m_s.nc * B;
+        double* h = fp32 ? m_hw.data() : m_h.f64(at);
+        double* b = !m_s.store_b ? nullptr : fp32 ? m_bw.data() : m_b.f64(at);
+        if (fp32) {
+            m_h.load(at, nob, h);
+            if (b) m_b.load(at, nob, b);
+        }
         const index_t s0 = static_cast<index_t>(m) * B;
         {
             ScopedTimer t("mpi_halo");
-            exchange(h, B);
-            if (b) exchange(b, B);
+            exchange(h, B, true, fp32);
+            if (b) exchange(b, B, true, fp32);
         }
         if (second) {
             ScopedTimer t("reconstruction");
-            const std::size_t at = static_cast<std::size_t>(m) * m_s.nc * B;
             gradient_block(h, gh.data(), m_lim_mode ? &m_psi_h[at] : nullptr);
             if (b) gradient_block(b, gb.data(), m_lim_mode ? &m_psi_b[at] : nullptr);
             ScopedTimer t2("mpi_halo");
@@ -563,6 +576,10 @@ void UgksSolver::sweep(double dt) {
                     m_force ? &aF : nullptr, 0.5 * dti);
             });
         }
+        if (fp32 && !m_implicit) {
+            m_h.store(at, nob, h);
+            if (b) m_b.store(at, nob, b);
+        }
     }
     ScopedTimer t("mpi_reduction");
     MPI_Allreduce(MPI_IN_PLACE, m_Facc.data(), static_cast<int>(m_Facc.size()), MPI_DOUBLE, MPI_SUM,
@@ -660,9 +677,9 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
         for (index_t i = 0; i < m_s.no; ++i)
             for (int m = 0; m < m_s.nblk; ++m) {
                 const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * m_s.B;
-                for (int v = 0; v < m_s.B; ++v) m_h[k + v] *= alpha;
+                for (int v = 0; v < m_s.B; ++v) m_h.set(k + v, m_h.get(k + v) * alpha);
                 if (m_s.store_b)
-                    for (int v = 0; v < m_s.B; ++v) m_b[k + v] *= alpha;
+                    for (int v = 0; v < m_s.B; ++v) m_b.set(k + v, m_b.get(k + v) * alpha);
             }
     }
 }
@@ -685,14 +702,25 @@ void UgksSolver::stage2_and_moments(double dt) {
         dispatch_dsb(m_gas.D, m_s.store_b, [&](auto Dc, auto SBc) {
             constexpr int D = decltype(Dc)::value;
             constexpr bool SB = decltype(SBc)::value;
+            const bool fp32 = m_h.fp32();
+            double wbuf[2 * 1024];  // fp32 storage: the cell's row of one block in double
             for (int m = 0; m < m_s.nblk; ++m) {
-                double* h = &m_h[(static_cast<std::size_t>(m) * m_s.nc + i) * B];
-                double* b = SB ? &m_b[(static_cast<std::size_t>(m) * m_s.nc + i) * B] : nullptr;
+                const std::size_t at = (static_cast<std::size_t>(m) * m_s.nc + i) * B;
+                double* h = fp32 ? wbuf : m_h.f64(at);
+                double* b = !SB ? nullptr : fp32 ? wbuf + B : m_b.f64(at);
+                if (fp32) {
+                    m_h.load(at, B, h);
+                    if (SB) m_b.load(at, B, b);
+                }
                 const cpu::BlockVel V = block_vel(m);
                 if (dt > 0)
                     cpu::stage2_cell<D, SB, true>(B, m_cell_eq[i], V, h, b, c, aFp, 0.5 * dti, M);
                 else
                     cpu::stage2_cell<D, SB, false>(B, m_cell_eq[i], V, h, b, c, nullptr, 0.0, M);
+                if (fp32 && dt > 0) {
+                    m_h.store(at, B, h);
+                    if (SB) m_b.store(at, B, b);
+                }
             }
         });
         for (int k = 0; k < 17; ++k) mom[17 * i + k] = M[k];
@@ -725,13 +753,17 @@ void UgksSolver::exchange_macro() {
     exchange(m_q.data(), 3);
 }
 
-void UgksSolver::exchange(double* data, int width, bool scaled) {
+void UgksSolver::exchange(double* data, int width, bool scaled, bool fp32_values) {
     m_halo.exchange(data, width);
     const index_t n = static_cast<index_t>(m_s.img_dst.size());
     for (index_t k = 0; k < n; ++k)
         for (int j = 0; j < width; ++j)
-            kern::fill_image(data, width, k, j, m_s.img_src.data(), m_s.img_dst.data(),
-                             m_s.img_scale.data(), scaled);
+            if (fp32_values)
+                kern::fill_image<float>(data, width, k, j, m_s.img_src.data(), m_s.img_dst.data(),
+                                        m_s.img_scale.data(), scaled);
+            else
+                kern::fill_image(data, width, k, j, m_s.img_src.data(), m_s.img_dst.data(),
+                                 m_s.img_scale.data(), scaled);
 }
 
 void UgksSolver::jump_face_coeffs(double dt) {
@@ -783,7 +815,8 @@ std::array<double, 5> UgksSolver::totals() const {
 namespace ugks {
 
 SolverState UgksSolver::state_export() const {
-    SolverState s{m_step, m_time, m_W, m_q, m_stress, m_h, m_b, {}};
+    SolverState s{m_step, m_time, m_W, m_q, m_stress, m_h.to_double(), m_b.to_double(), {}};
+    s.fp32 = m_h.fp32();
     if (m_lim_mode == kern::kLimiterFrozen)
         s.limiter = frozen_limiter_export(m_lim_step, m_psi_W, m_psi_h, m_psi_b);
     return s;
@@ -799,8 +832,8 @@ void UgksSolver::state_import(const SolverState& s) {
     m_W = s.W;
     m_q = s.q;
     m_stress = s.stress;
-    m_h = s.h;
-    m_b = s.b;
+    m_h.from_double(s.h);  // rounded to float with fp32 storage (a checkpoint of fp64 storage)
+    m_b.from_double(s.b);
     m_lim_mode = kern::kLimiterLive;
     m_lim_step = -1;
     if (s.limiter.step >= 0 && freeze_limiter()) {

@@ -79,8 +79,17 @@ parallel: {block_size: 64}
 output: {directory: out_unused, every: 0}
 )";
 
-/// N steps of the CPU and the device solver on MPI_COMM_SELF; fields compared after every step.
-void cpu_vs_device(const char* yaml, const std::vector<std::string>& overrides, const char* what) {
+/// True when every value of v is a float (widened to double exactly).
+bool all_floats(const std::vector<double>& v) {
+    for (const double x : v)
+        if (static_cast<double>(static_cast<float>(x)) != x) return false;
+    return true;
+}
+
+/// N steps of the CPU and the device solver on MPI_COMM_SELF; fields compared after every step
+/// (to <= tol relative).
+void cpu_vs_device(const char* yaml, const std::vector<std::string>& overrides, const char* what,
+                   double tol = 1e-10) {
     if (!have_device()) GTEST_SKIP() << "no CUDA device visible";
     auto P = make_problem(yaml, overrides, MPI_COMM_SELF);
     UgksSolver cpu(P->setup, P->local, P->layout, P->vel, P->blocks);
@@ -99,12 +108,18 @@ void cpu_vs_device(const char* yaml, const std::vector<std::string>& overrides, 
         ASSERT_FALSE(a.failed) << a.failure;
         ASSERT_FALSE(b.failed) << b.failure;
         EXPECT_NEAR(a.dt, b.dt, 1e-13 * a.dt) << what << " step " << n + 1;
-        compare_fields(cpu.fields(), gpu.fields(), 1e-10,
+        compare_fields(cpu.fields(), gpu.fields(), tol,
                        std::string(what) + " step " + std::to_string(n + 1), &worst);
         worst_all = std::max(worst_all, worst);
         if (::testing::Test::HasFailure()) break;
     }
     expect_same_wall_data_and_totals(cpu, gpu, what);
+    if (P->setup.numerics.fp32_storage) {  // the state is stored as floats on both backends
+        const SolverState sc = cpu.state_export(), sg = gpu.state_export();
+        EXPECT_TRUE(all_floats(sc.h) && all_floats(sc.b)) << what << ": CPU state";
+        EXPECT_TRUE(all_floats(sg.h) && all_floats(sg.b)) << what << ": GPU state";
+        EXPECT_TRUE(sc.fp32 && sg.fp32) << what;
+    }
     std::printf("[ %s ] %ld steps: max relative field difference CPU vs GPU %.3e\n", what, steps,
                 worst_all);
 }
@@ -196,6 +211,27 @@ TEST(DeviceSolver, FarFieldFirstOrderMatchesCpu) { cpu_vs_device(kFarField, {}, 
 TEST(DeviceSolver, PeriodicMatchesCpu) { cpu_vs_device(kPeriodicCase, {}, "periodic"); }
 TEST(DeviceSolver, Box3dMatchesCpu) { cpu_vs_device(kBox3d, {}, "box3d"); }
 
+// numerics.storage fp32 (docs/decisions.md "Single-precision storage"): both backends round the
+// same double values to float, so they agree as in fp64 except where a last-bit difference of the
+// arithmetic (1e-16) moves a value across a float rounding boundary (one float ulp, 6e-8): 1e-6.
+TEST(DeviceSolver, CavityFp32StorageMatchesCpu) {
+    cpu_vs_device(kCavityCase, {"numerics.storage=fp32"}, "cavity fp32", 1e-6);
+}
+TEST(DeviceSolver, Box3dFp32StorageMatchesCpu) {
+    cpu_vs_device(kBox3d, {"numerics.storage=fp32", "boundaries.ymin.accommodation=0.6"},
+                  "box3d fp32", 1e-6);
+}
+TEST(DeviceSolver, PeriodicPressureJumpFp32StorageMatchesCpu) {
+    // the image cells of h and b rounded as stored; body force (both stages' sources)
+    cpu_vs_device(kPeriodicCase,
+                  {"numerics.storage=fp32", "boundaries.xmin.pressure_ratio=1.15",
+                   "parallel.block_size=13", "forces.acceleration=[0.2, -0.1]"},
+                  "periodic pressure jump fp32", 1e-6);
+}
+TEST(DeviceSolver, SodFp32StorageMatchesCpu) {
+    cpu_vs_device(kSod, {"numerics.storage=fp32"}, "sod fp32", 1e-6);
+}
+
 TEST(DeviceSolver, RunTwiceGivesIdenticalBytes) {
     if (!have_device()) GTEST_SKIP() << "no CUDA device visible";
     auto P = make_problem(kCavityCase, {}, MPI_COMM_SELF);
@@ -219,6 +255,13 @@ TEST(DeviceSolver, MemoryReport) {
     EXPECT_GT(r.working_set, 0u);
     EXPECT_GE(r.peak, r.persistent + r.working_set);
     EXPECT_GT(r.conventional, r.persistent);
+    // fp32 storage: the persistent arrays lose 4 bytes per distribution value
+    auto P32 = make_problem(kBox3d, {"numerics.storage=fp32"}, MPI_COMM_SELF);
+    UgksSolverDevice g32(P32->setup, P32->local, P32->layout, P32->vel, P32->blocks);
+    const DeviceMemoryReport r32 = g32.memory_report();
+    const double nv = static_cast<double>(P->blocks.n_blocks) * P->blocks.block_size;
+    EXPECT_NEAR(static_cast<double>(r.persistent - r32.persistent),
+                4.0 * static_cast<double>(P->local.mesh.n_cells()) * nv, 1024.0);
 }
 
 }  // namespace

@@ -42,10 +42,10 @@ struct MemoryEstimate {
     double host_part() const { return global_mesh + mesh_setup + local_mesh + io_buffers; }
 };
 /// `local_cells` = owned + ghost cells, `owned_cells` the owned ones, `global_mesh_bytes` from
-/// mesh_bytes() of the global mesh.
+/// mesh_bytes() of the global mesh, `fp32`: numerics.storage fp32 (4-byte distribution values).
 MemoryEstimate estimate_memory(index_t local_cells, index_t owned_cells, index_t local_faces,
                                index_t local_velocities, int block_size, int mesh_dim, bool store_b,
-                               double global_mesh_bytes, bool implicit = false);
+                               double global_mesh_bytes, bool implicit = false, bool fp32 = false);
 
 /// Bytes held by the arrays of a mesh (sizes, not capacities).
 double mesh_bytes(const Mesh& mesh);

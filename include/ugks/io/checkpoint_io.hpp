@@ -51,6 +51,9 @@ struct CheckpointState {
     /// 7.10): /state/limiter_W, limiter_h (and limiter_b) and the root attribute
     /// limiter_frozen_step when limiter.step >= 0.
     FrozenLimiter limiter;
+    /// h and b are written as single-precision datasets (numerics.storage: fp32; their values
+    /// are floats held in double). Reading gives doubles whatever the datasets' precision.
+    bool fp32 = false;
 };
 
 /// Where a rank's state lives in the global phase space: everything a checkpoint needs to map local

@@ -79,12 +79,15 @@ public:
     }
 
     /// Pack the owned rows of a (and b), width wa each, on stream (staged: and copy them to pinned
-    /// memory).
-    void start(cudaStream_t st, const double* a, const double* b, int wa, std::string& last);
+    /// memory). T: double, or float (distributions with numerics.storage fp32: a packed row of
+    /// floats is moved as the doubles that hold its bytes, rounded up).
+    template <class T>
+    void start(cudaStream_t st, const T* a, const T* b, int wa, std::string& last);
     /// Exchange the packed rows and scatter the received rows into the ghost rows of a (and b),
     /// on stream (staged, cuda_aware: the host waits for the pack and does the MPI part; nccl:
     /// enqueued only).
-    void finish(cudaStream_t st, double* a, double* b, int wa, std::string& last);
+    template <class T>
+    void finish(cudaStream_t st, T* a, T* b, int wa, std::string& last);
     void exchange(cudaStream_t st, double* a, double* b, int wa, std::string& last) {
         start(st, a, b, wa, last);
         finish(st, a, b, wa, last);

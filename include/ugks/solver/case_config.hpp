@@ -37,6 +37,9 @@ struct NumericsConfig {
     std::string limiter;  ///< venkatakrishnan | barth_jespersen | none
     double venkatakrishnan_k =
         1.0;  ///< K in eps^2 = (K dh)^3 (local scale)^2 (section 4.3, scaled form)
+    /// numerics.storage: the precision h and b are kept in between steps (fp64 | fp32); all
+    /// arithmetic is in double either way (docs/decisions.md "Single-precision storage")
+    bool fp32_storage = false;
 };
 
 /// `time` section.

@@ -12,6 +12,7 @@
 #include "ugks/parallel/partition.hpp"
 #include "ugks/physics/kinetic.hpp"
 #include "ugks/solver/case_config.hpp"
+#include "ugks/solver/dist_store.hpp"
 #include "ugks/solver/macro_krylov.hpp"
 #include "ugks/solver/solver_state.hpp"
 #include "ugks/solver/solver_static.hpp"
@@ -128,8 +129,9 @@ private:
     /// at t^n (gathered over comm_v), then the scaled reflected values into m_sym_h (m_sym_b).
     void specular_rows();
     /// Halo exchange of an array [cell][width], then its image cells (periodic pairs with a
-    /// pressure jump, kern periodic_jump.hpp): scaled for quantities linear in the density.
-    void exchange(double* data, int width, bool scaled = true);
+    /// pressure jump, kern periodic_jump.hpp): scaled for quantities linear in the density;
+    /// fp32_values: distributions of fp32 storage (the image values rounded to float, as stored).
+    void exchange(double* data, int width, bool scaled = true, bool fp32_values = false);
     /// The partner faces of jump faces (kern::jump_partner_F): their macroscopic flux.
     void jump_face_coeffs(double dt);
     void sweep(double dt);
@@ -165,8 +167,10 @@ private:
     // state
     std::vector<double> m_W, m_Wold, m_gradW, m_q, m_tau;  ///< per local cell: 5, 5, 15, 3, 1
     std::vector<phys::Prim> m_prim;
-    std::vector<double> m_stress;        ///< per owned cell: 6
-    std::vector<double> m_h, m_b;        ///< [block][cell][B]
+    std::vector<double> m_stress;  ///< per owned cell: 6
+    DistStore m_h, m_b;            ///< [block][cell][B] (numerics.storage)
+    /// fp32 storage: the block being swept (h, b of every local cell in double; sweep)
+    std::vector<double> m_hw, m_bw;
     std::vector<phys::FaceCoeffs> m_fc;  ///< per local face (equilibrium faces)
     std::vector<double> m_Facc;  ///< per local face: 5 (velocity-sum part of the macroscopic flux)
     std::vector<double> m_rho_wall;  ///< per local face (diffuse walls)

@@ -14,33 +14,43 @@ namespace ugks {
 
 namespace {
 
-/// Halo rows: pack owned rows of a (and b) into out[row][w] (w = wa, or 2 wa with b), or unpack
-/// the reverse. threadIdx.x runs over a row's columns (coalesced reads and writes), threadIdx.y
-/// over rows; each row's cell index is read once (no index division).
-__global__ void k_pack(const double* __restrict__ a, const double* __restrict__ b, int wa,
+/// Doubles that hold a packed row of wa values of T (2 wa with b), rounded up.
+template <class T>
+int row_words(int wa, bool with_b) {
+    const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(with_b ? 2 * wa : wa);
+    return static_cast<int>((bytes + sizeof(double) - 1) / sizeof(double));
+}
+
+/// Halo rows: pack owned rows of a (and b) into row r of out, row_words<T>(wa, b) doubles per row
+/// holding the row's values of T (wa of a, then wa of b), or unpack the reverse. threadIdx.x runs
+/// over a row's columns (coalesced reads and writes), threadIdx.y over rows; each row's cell
+/// index is read once (no index division).
+template <class T>
+__global__ void k_pack(const T* __restrict__ a, const T* __restrict__ b, int wa, int words,
                        const index_t* __restrict__ cells, index_t n, double* __restrict__ out) {
     const index_t r = blockIdx.x * static_cast<index_t>(blockDim.y) + threadIdx.y;
     if (r >= n) return;
     const index_t cell = cells[r];
-    double* o = out + r * (b ? 2 * wa : wa);
-    const double* sa = a + cell * wa;
+    T* o = reinterpret_cast<T*>(out + r * words);
+    const T* sa = a + cell * wa;
     for (int c = threadIdx.x; c < wa; c += blockDim.x) o[c] = sa[c];
     if (b) {
-        const double* sb = b + cell * wa;
+        const T* sb = b + cell * wa;
         for (int c = threadIdx.x; c < wa; c += blockDim.x) o[wa + c] = sb[c];
     }
 }
-__global__ void k_unpack(double* __restrict__ a, double* __restrict__ b, int wa,
+template <class T>
+__global__ void k_unpack(T* __restrict__ a, T* __restrict__ b, int wa, int words,
                          const index_t* __restrict__ cells, index_t n,
                          const double* __restrict__ in) {
     const index_t r = blockIdx.x * static_cast<index_t>(blockDim.y) + threadIdx.y;
     if (r >= n) return;
     const index_t cell = cells[r];
-    const double* s = in + r * (b ? 2 * wa : wa);
-    double* da = a + cell * wa;
+    const T* s = reinterpret_cast<const T*>(in + r * words);
+    T* da = a + cell * wa;
     for (int c = threadIdx.x; c < wa; c += blockDim.x) da[c] = s[c];
     if (b) {
-        double* db = b + cell * wa;
+        T* db = b + cell * wa;
         for (int c = threadIdx.x; c < wa; c += blockDim.x) db[c] = s[wa + c];
     }
 }
@@ -178,17 +188,17 @@ DeviceHalo::~DeviceHalo() {
     if (m_packed) cudaEventDestroy(m_packed);
     if (m_comm != MPI_COMM_NULL) MPI_Comm_free(&m_comm);
 }
-void DeviceHalo::start(cudaStream_t st, const double* a, const double* b, int wa,
-                       std::string& last) {
+template <class T>
+void DeviceHalo::start(cudaStream_t st, const T* a, const T* b, int wa, std::string& last) {
     if (!m_active) return;
-    const int w = b ? 2 * wa : wa;
+    const int w = row_words<T>(wa, b != nullptr);
     UGKS_REQUIRE(w <= m_max_width, "halo row width " << w << " > " << m_max_width);
     m_width = w;
     if (m_nsend > 0) {
         const int t0 = m_et ? m_et->begin(st) : -1;
         const dim3 tb = row_block(wa);
-        k_pack<<<grid_rows(m_nsend, tb), tb, 0, st>>>(a, b, wa, m_send_cells.data(), m_nsend,
-                                                      m_dsend.data());
+        k_pack<T><<<grid_rows(m_nsend, tb), tb, 0, st>>>(a, b, wa, w, m_send_cells.data(), m_nsend,
+                                                         m_dsend.data());
         device::check_launch("k_pack", last);
         if (m_et) m_et->end(t0, "k_pack", st);
         if (m_mode == HaloMode::staged) {
@@ -200,7 +210,8 @@ void DeviceHalo::start(cudaStream_t st, const double* a, const double* b, int wa
     }
     if (m_mode != HaloMode::nccl) UGKS_CUDA_CHECK(cudaEventRecord(m_packed, st));
 }
-void DeviceHalo::finish(cudaStream_t st, double* a, double* b, int wa, std::string& last) {
+template <class T>
+void DeviceHalo::finish(cudaStream_t st, T* a, T* b, int wa, std::string& last) {
     if (!m_active) return;
     const int w = m_width;
     if (m_mode != HaloMode::nccl) {
@@ -252,10 +263,15 @@ void DeviceHalo::finish(cudaStream_t st, double* a, double* b, int wa, std::stri
     if (m_nrecv > 0) {
         const int t1 = m_et ? m_et->begin(st) : -1;
         const dim3 tb = row_block(wa);
-        k_unpack<<<grid_rows(m_nrecv, tb), tb, 0, st>>>(a, b, wa, m_recv_cells.data(), m_nrecv,
-                                                        m_drecv.data());
+        k_unpack<T><<<grid_rows(m_nrecv, tb), tb, 0, st>>>(a, b, wa, w, m_recv_cells.data(),
+                                                           m_nrecv, m_drecv.data());
         device::check_launch("k_unpack", last);
         if (m_et) m_et->end(t1, "k_unpack", st);
     }
 }
+template void DeviceHalo::start<double>(cudaStream_t, const double*, const double*, int,
+                                        std::string&);
+template void DeviceHalo::start<float>(cudaStream_t, const float*, const float*, int, std::string&);
+template void DeviceHalo::finish<double>(cudaStream_t, double*, double*, int, std::string&);
+template void DeviceHalo::finish<float>(cudaStream_t, float*, float*, int, std::string&);
 }  // namespace ugks

@@ -71,7 +71,9 @@ struct Ctx {
     phys::Prim* prim = nullptr;
     phys::EqConst* cell_eq = nullptr;  ///< per local cell: equilibrium constants (prim, q)
     double umax[3] = {0, 0, 0};        ///< max |u_d| over the velocity grid (CFL rule)
-    double *h = nullptr, *b = nullptr;
+    /// the distributions [block][cell][B] as S* (dist<S>): double, or float with
+    /// numerics.storage fp32 (docs/decisions.md "Single-precision storage")
+    void *h = nullptr, *b = nullptr;
     phys::FaceCoeffs* fc = nullptr;
     double *Facc = nullptr, *rho_wall = nullptr, *sym_h = nullptr, *sym_b = nullptr;
     double *cellE = nullptr, *faceE = nullptr;
@@ -96,6 +98,13 @@ struct Ctx {
     const double* jump_d = nullptr;
     index_t njump = 0;
 };
+
+/// A distribution array of the Ctx (C.h, C.b) as its storage type S (double or float). The
+/// kernels read S and compute in double; a value is rounded to S when it is stored.
+template <class S>
+__device__ __forceinline__ S* dist(void* p) {
+    return static_cast<S*>(p);
+}
 
 __device__ inline double dot3(const double* a, const double* b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -237,6 +246,24 @@ inline void dispatch(int D, bool store_b, F&& f) {
         f(I2{}, std::true_type{});
     else
         f(I1{}, std::true_type{});
+}
+
+/// The storage type T of the distributions as a value (dispatch_dist).
+template <class T>
+struct StoreTag {
+    using type = T;
+};
+
+/// Calls f(D, HB, StoreTag<S>) as dispatch does, S the storage type of the distributions (double,
+/// or float with fp32): the kernels that read or write h, b.
+template <class F>
+inline void dispatch_dist(int D, bool store_b, bool fp32, F&& f) {
+    dispatch(D, store_b, [&](auto d, auto hb) {
+        if (fp32)
+            f(d, hb, StoreTag<float>{});
+        else
+            f(d, hb, StoreTag<double>{});
+    });
 }
 
 }  // namespace ugks::cudastep

@@ -51,6 +51,11 @@ struct UgksSolverDevice::Impl {
     bool pressure_faces = false;  ///< a pressure inlet/outlet face on this rank
     DeviceArray<double> d_W, d_Wold, d_gradW, d_q, d_tau, d_stress, d_h, d_b, d_Facc, d_rho_wall,
         d_sym_h, d_sym_b, d_cellE, d_faceE, d_mom;
+    /// numerics.storage fp32: h, b in single precision (d_h32, d_b32; d_h, d_b then empty)
+    bool fp32 = false;
+    DeviceArray<float> d_h32, d_b32;
+    /// The distributions' size (values of h) and the device pointers of h, b (C.h, C.b).
+    index_t dist_size() const { return fp32 ? d_h32.size() : d_h.size(); }
     DeviceArray<phys::Prim> d_prim;
     DeviceArray<phys::EqConst> d_cell_eq;
     DeviceArray<phys::FaceCoeffs> d_fc;
@@ -206,8 +211,10 @@ struct UgksSolverDevice::Impl {
     /// Halo exchange of an array [cell][width] (halo_g), then its image cells (scaled: linear in
     /// the density).
     void macro_halo(double* a, int width, bool scaled = true);
-    /// The image cells of an array [cell][width] on the compute stream (k_images).
-    void fill_images(double* a, int width, bool scaled = true);
+    /// The image cells of an array [cell][width] of T (double, or float: distributions with
+    /// fp32 storage) on the compute stream (k_images).
+    template <class T>
+    void fill_images(T* a, int width, bool scaled = true);
     /// The partner faces' velocity sums after the velocity reduction (k_jump_facc).
     void jump_sums();
 };

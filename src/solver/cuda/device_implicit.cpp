@@ -173,11 +173,12 @@ void UgksSolverDevice::Impl::micro_relax() {
         UGKS_TIMED_LAUNCH(
             (*this), "k_imp_a0", compute,
             k_imp_a0<<<grid_for(S.no), kThreads, 0, compute>>>(C, setup.time.implicit_cfl));
-        dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+        dispatch_dist(gas.D, S.store_b, fp32, [&](auto d, auto hb_, auto st) {
             constexpr int D = decltype(d)::value;
             constexpr bool HB = decltype(hb_)::value;
+            using St = typename decltype(st)::type;
             UGKS_TIMED_LAUNCH((*this), "k_imp_rhs", compute,
-                              k_imp_rhs<D, HB><<<grid_for(nos), kThreads, 0, compute>>>(C));
+                              k_imp_rhs<St, D, HB><<<grid_for(nos), kThreads, 0, compute>>>(C));
             const int ncol = static_cast<int>(color_off.size()) - 1;
             auto relax = [&](int c) {
                 const index_t n = color_off[c + 1] - color_off[c];
@@ -192,7 +193,7 @@ void UgksSolverDevice::Impl::micro_relax() {
                 for (int c = ncol - 1; c >= 0; --c) relax(c);
             }
             UGKS_TIMED_LAUNCH((*this), "k_imp_finish", compute,
-                              k_imp_finish<HB>
+                              k_imp_finish<St, HB>
                               <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C));
         });
     } else if (S.no > 0) {

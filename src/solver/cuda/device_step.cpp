@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device_impl.hpp"
@@ -114,8 +115,11 @@ void UgksSolverDevice::Impl::mass_rescale(bool whole_state) {
             k_scale_macro<<<grid_for(S.no), kThreads, 0, compute>>>(C, alpha, whole_state));
     }
     if (whole_state && S.no * S.ns > 0) {
-        UGKS_TIMED_LAUNCH((*this), "k_scale_dist", compute,
-                          k_scale_dist<<<grid_for(S.no * S.ns), kThreads, 0, compute>>>(C, alpha));
+        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
+            UGKS_TIMED_LAUNCH((*this), "k_scale_dist", compute,
+                              k_scale_dist<typename decltype(st)::type>
+                              <<<grid_for(S.no * S.ns), kThreads, 0, compute>>>(C, alpha));
+        });
     }
 }
 
@@ -129,12 +133,14 @@ void UgksSolverDevice::Impl::gradients_W() {
     macro_halo(d_gradW.data(), 15);
 }
 
-void UgksSolverDevice::Impl::fill_images(double* a, int width, bool scaled) {
+template <class T>
+void UgksSolverDevice::Impl::fill_images(T* a, int width, bool scaled) {
     if (C.nimg == 0) return;
-    UGKS_TIMED_LAUNCH(
-        (*this), "k_images", compute,
-        k_images<<<grid_for(C.nimg * width), kThreads, 0, compute>>>(C, a, width, scaled));
+    UGKS_TIMED_LAUNCH((*this), "k_images", compute,
+                      k_images<T>
+                      <<<grid_for(C.nimg * width), kThreads, 0, compute>>>(C, a, width, scaled));
 }
+template void UgksSolverDevice::Impl::fill_images<double>(double*, int, bool);
 
 void UgksSolverDevice::Impl::face_precompute(double dt) {
     if (S.nf == 0) return;
@@ -201,17 +207,23 @@ void UgksSolverDevice::Impl::specular_rows() {
 void UgksSolverDevice::Impl::wall_densities() {
     const index_t nw = static_cast<index_t>(wall.size());
     if (S.nsym > 0 && S.ns > 0) {
-        UGKS_TIMED_LAUNCH((*this), "k_sym_copy", compute,
-                          k_sym_copy<<<grid_for(S.nsym * S.ns), kThreads, 0, compute>>>(
-                              C, d_sym_faces.data(), S.nsym));
+        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
+            UGKS_TIMED_LAUNCH(
+                (*this), "k_sym_copy", compute,
+                k_sym_copy<typename decltype(st)::type>
+                <<<grid_for(S.nsym * S.ns), kThreads, 0, compute>>>(C, d_sym_faces.data(), S.nsym));
+        });
     }
     specular_rows();
     std::vector<double> sums(2 * nw, 0.0);
     if (nw > 0) {
-        UGKS_TIMED_LAUNCH(
-            (*this), "k_wall_sums", compute,
-            k_wall_sums<<<static_cast<unsigned>(nw), group, 2 * group * sizeof(double), compute>>>(
-                C, d_wall_faces.data(), nw, d_wall_vals.data()));
+        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
+            UGKS_TIMED_LAUNCH(
+                (*this), "k_wall_sums", compute,
+                k_wall_sums<typename decltype(st)::type>
+                <<<static_cast<unsigned>(nw), group, 2 * group * sizeof(double), compute>>>(
+                    C, d_wall_faces.data(), nw, d_wall_vals.data()));
+        });
         if (nccl_v)  // the same wall faces on every rank of comm_v
             nccl_v.allreduce_sum(d_wall_vals.data(), static_cast<std::size_t>(2 * nw), compute);
         UGKS_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d_wall_vals.data(), sizeof(double) * 2 * nw,
@@ -243,11 +255,12 @@ void UgksSolverDevice::Impl::sweep(double dt) {
     const bool halo = halo_f.active();
     const index_t blk = static_cast<index_t>(S.nc) * B;
     UGKS_CUDA_CHECK(cudaMemsetAsync(d_Facc.data(), 0, sizeof(double) * 5 * S.nf, compute));
-    double* h = d_h.data();
-    double* b = S.store_b ? d_b.data() : nullptr;
-    auto hb = [&](int m, double*& hm, double*& bm) {
-        hm = h + m * blk;
-        bm = b ? b + m * blk : nullptr;
+    // block m of h and b as their storage type St (double, or float with fp32 storage)
+    auto hb = [&](auto st, int m) {
+        using St = typename decltype(st)::type;
+        St* h = static_cast<St*>(C.h) + m * blk;
+        St* b = S.store_b ? static_cast<St*>(C.b) + m * blk : nullptr;
+        return std::make_pair(h, b);
     };
     // Gradient buffer of block m: two when the gradient halo is pipelined (below), else one.
     const bool pipelined = second && halo && d_gh2.size() > 0;
@@ -261,18 +274,18 @@ void UgksSolverDevice::Impl::sweep(double dt) {
     };
     auto launch_grad = [&](int m) {
         if (C.nimg > 0) {  // the image cells of block m (its halo has arrived)
-            double *hm, *bm;
-            hb(m, hm, bm);
-            fill_images(hm, B);
-            if (bm) fill_images(bm, B);
+            dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
+                const auto [hm, bm] = hb(st, m);
+                fill_images(hm, B);
+                if (bm) fill_images(bm, B);
+            });
         }
         if (!second || S.no <= 0) return;
         const Ctx Cm = ctx_for(m);
-        dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto hb_, auto st) {
             UGKS_TIMED_LAUNCH((*this), "k_grad_block", compute,
-                              k_grad_block<decltype(hb_)::value>
+                              k_grad_block<typename decltype(st)::type, decltype(hb_)::value>
                               <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m));
-            (void)d;
         });
     };
     auto halo_g_call = [&](int m, bool start) {
@@ -289,9 +302,10 @@ void UgksSolverDevice::Impl::sweep(double dt) {
             if (S.store_b) fill_images(Cm.gb, 3 * B);
         }
         if (S.nf > 0) {
-            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+            dispatch_dist(gas.D, S.store_b, fp32, [&](auto d, auto hb_, auto st) {
                 constexpr int D = decltype(d)::value;
                 constexpr bool HB = decltype(hb_)::value;
+                using St = typename decltype(st)::type;
                 const unsigned nfu = static_cast<unsigned>(S.nf);
                 if (flux_fpg > 1 && B <= group) {
                     // several faces per thread group (k_flux_mf; UGKS_FLUX_FPG=1: k_flux)
@@ -302,42 +316,44 @@ void UgksSolverDevice::Impl::sweep(double dt) {
                         if (flux_minb == 4) {
                             if (flux_fpg == 2)
                                 UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                                  k_flux_mf<D, HB, 4, 2>
+                                                  k_flux_mf<St, D, HB, 4, 2>
                                                   <<<nb(2), group, 0, compute>>>(Cm, m, dt));
                             else if (flux_fpg == 8)
                                 UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                                  k_flux_mf<D, HB, 4, 8>
+                                                  k_flux_mf<St, D, HB, 4, 8>
                                                   <<<nb(8), group, 0, compute>>>(Cm, m, dt));
                             else if (flux_fpg == 16)
                                 UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                                  k_flux_mf<D, HB, 4, 16>
+                                                  k_flux_mf<St, D, HB, 4, 16>
                                                   <<<nb(16), group, 0, compute>>>(Cm, m, dt));
                             else
                                 UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                                  k_flux_mf<D, HB, 4, 4>
+                                                  k_flux_mf<St, D, HB, 4, 4>
                                                   <<<nb(4), group, 0, compute>>>(Cm, m, dt));
                             return;
                         }
                     }
                     UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                      k_flux_mf<D, HB, 1, 4>
+                                      k_flux_mf<St, D, HB, 1, 4>
                                       <<<nb(4), group, 0, compute>>>(Cm, m, dt));
                     return;
                 }
                 if constexpr (D == 3 && !HB) {
                     if (flux_minb == 3) {
                         UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                          k_flux<D, HB, 3><<<nfu, group, 0, compute>>>(Cm, m, dt));
+                                          k_flux<St, D, HB, 3>
+                                          <<<nfu, group, 0, compute>>>(Cm, m, dt));
                         return;
                     }
                     if (flux_minb == 4) {
                         UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                          k_flux<D, HB, 4><<<nfu, group, 0, compute>>>(Cm, m, dt));
+                                          k_flux<St, D, HB, 4>
+                                          <<<nfu, group, 0, compute>>>(Cm, m, dt));
                         return;
                     }
                 }
                 UGKS_TIMED_LAUNCH((*this), "k_flux", compute,
-                                  k_flux<D, HB><<<nfu, group, 0, compute>>>(Cm, m, dt));
+                                  k_flux<St, D, HB><<<nfu, group, 0, compute>>>(Cm, m, dt));
             });
         }
         if (C.njump > 0) {  // the partner faces of jump faces (after the fluxes of block m)
@@ -356,14 +372,15 @@ void UgksSolverDevice::Impl::sweep(double dt) {
                 (void)d;
             });
         } else if (S.no > 0) {
-            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+            dispatch_dist(gas.D, S.store_b, fp32, [&](auto d, auto hb_, auto st) {
+                using St = typename decltype(st)::type;
                 UGKS_TIMED_LAUNCH((*this), "k_stage1", compute,
-                                  k_stage1<decltype(d)::value, decltype(hb_)::value>
+                                  k_stage1<St, decltype(d)::value, decltype(hb_)::value>
                                   <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, dt));
                 if (phys::has_force(gas)) {  // stage 1's body-force source (section 6.7)
                     UGKS_TIMED_LAUNCH(
                         (*this), "k_force_source", compute,
-                        k_force_source<decltype(d)::value, decltype(hb_)::value>
+                        k_force_source<St, decltype(d)::value, decltype(hb_)::value>
                         <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, m + 1, dt));
                 }
             });
@@ -372,16 +389,18 @@ void UgksSolverDevice::Impl::sweep(double dt) {
     // halo_f of block m: packed (start) behind earlier work of the communication stream; finish:
     // MPI / NCCL, unpack, and the compute stream waits for it.
     auto finish_f = [&](int m) {
-        double *hm, *bm;
-        hb(m, hm, bm);
-        halo_f.finish(comm, hm, bm, B, last_kernel);
+        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
+            const auto [hm, bm] = hb(st, m);
+            halo_f.finish(comm, hm, bm, B, last_kernel);
+        });
         UGKS_CUDA_CHECK(cudaEventRecord(ev_f, comm));
         UGKS_CUDA_CHECK(cudaStreamWaitEvent(compute, ev_f, 0));
     };
     auto start_f = [&](int m) {
-        double *hm, *bm;
-        hb(m, hm, bm);
-        halo_f.start(comm, hm, bm, B, last_kernel);
+        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
+            const auto [hm, bm] = hb(st, m);
+            halo_f.start(comm, hm, bm, B, last_kernel);
+        });
     };
     if (halo && S.nblk > 0) {
         // The distributions of every block are final (stage 2 of the last step): block 0's halo
@@ -524,15 +543,16 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
 void UgksSolverDevice::Impl::stage2_and_moments(double dt) {
     if (dt > 0) compute_prims();
     if (S.no > 0) {
-        dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+        dispatch_dist(gas.D, S.store_b, fp32, [&](auto d, auto hb_, auto st) {
+            using St = typename decltype(st)::type;
             if (dt > 0 && phys::has_force(gas)) {  // stage 2's source, state n+1 (section 6.7)
                 UGKS_TIMED_LAUNCH(
                     (*this), "k_force_source", compute,
-                    k_force_source<decltype(d)::value, decltype(hb_)::value>
+                    k_force_source<St, decltype(d)::value, decltype(hb_)::value>
                     <<<grid_for(S.nblk * S.no * S.B), kThreads, 0, compute>>>(C, 0, S.nblk, dt));
             }
             UGKS_TIMED_LAUNCH((*this), "k_stage2", compute,
-                              k_stage2<decltype(d)::value, decltype(hb_)::value>
+                              k_stage2<St, decltype(d)::value, decltype(hb_)::value>
                               <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C, dt));
         });
     }
@@ -545,8 +565,11 @@ void UgksSolverDevice::Impl::stage2_and_moments(double dt) {
 
 void UgksSolverDevice::Impl::init_distributions() {
     if (S.nc * S.ns > 0) {
-        UGKS_TIMED_LAUNCH((*this), "k_init", compute,
-                          k_init<<<grid_for(S.nc * S.ns), kThreads, 0, compute>>>(C));
+        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
+            UGKS_TIMED_LAUNCH((*this), "k_init", compute,
+                              k_init<typename decltype(st)::type>
+                              <<<grid_for(S.nc * S.ns), kThreads, 0, compute>>>(C));
+        });
     }
 }
 

@@ -147,7 +147,7 @@ __global__ void k_imp_a0(Ctx C, double icfl) {
 
 /// Implicit: the right-hand side of the microscopic system, res + (f+* - f)/tau* (the Shakhov
 /// equilibrium of W* with q^n), in place of res, and df = 0; per (owned cell, local slot).
-template <int D, bool HB>
+template <class S, int D, bool HB>
 __global__ void k_imp_rhs(Ctx C) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (k >= C.no * C.ns) return;
@@ -164,10 +164,10 @@ __global__ void k_imp_rhs(Ctx C) {
     const double sf = kern::force_factor<D>(phys::force_slope(E.U, E.lambda, C.gas.acc), 1.0, u);
     const double it = 1.0 / C.tau[i];
     const index_t idx = (m * C.no + i) * B + v, hidx = (m * C.nc + i) * B + v;
-    C.res_h[idx] = C.res_h[idx] + it * (H + Hp - C.h[hidx]) + sf * H;
+    C.res_h[idx] = C.res_h[idx] + it * (H + Hp - dist<S>(C.h)[hidx]) + sf * H;
     C.dh[idx] = 0.0;
     if (HB) {
-        C.res_b[idx] = C.res_b[idx] + it * (Bm + Bp - C.b[hidx]) + sf * Bm;
+        C.res_b[idx] = C.res_b[idx] + it * (Bm + Bp - dist<S>(C.b)[hidx]) + sf * Bm;
         C.db[idx] = 0.0;
     }
 }
@@ -207,7 +207,7 @@ __global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n) {
 /// Implicit: f^{n+1} = f^n + df and Q_i, the conserved moments of the microscopic residual with
 /// f^{n+1} (rhs - df/tau*), one thread group per owned cell over every local block (fixed order:
 /// per thread in slot order, then the warp shuffle tree and the warps in order).
-template <bool HB>
+template <class S, bool HB>
 __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C) {
     __shared__ double s_part[5 * (kMaxGroup / 32)];
     const index_t i = blockIdx.x;
@@ -216,17 +216,17 @@ __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C) {
     double Q[5] = {0, 0, 0, 0, 0};
     for (int m = 0; m < C.nblk; ++m) {
         const index_t o = (static_cast<index_t>(m) * C.no + i) * B;
-        double* h = C.h + (static_cast<index_t>(m) * C.nc + i) * B;
-        double* b = HB ? C.b + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
+        S* h = dist<S>(C.h) + (static_cast<index_t>(m) * C.nc + i) * B;
+        S* b = HB ? dist<S>(C.b) + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
         for (int v = threadIdx.x; v < B; v += blockDim.x) {
             const index_t s = static_cast<index_t>(m) * B + v;
             const double dhv = C.dh[o + v];
-            h[v] += dhv;
+            h[v] = static_cast<S>(h[v] + dhv);
             const double rh = C.res_h[o + v] - it * dhv;
             double rb = 0.0;
             if (HB) {
                 const double dbv = C.db[o + v];
-                b[v] += dbv;
+                b[v] = static_cast<S>(b[v] + dbv);
                 rb = C.res_b[o + v] - it * dbv;
             }
             kern::add_conserved_moments(C.w[s], &C.u[3 * s], rh, rb, Q);

@@ -46,6 +46,7 @@ __global__ void k_cell_tables(Ctx C) {
     exp_table_entry(C, C.prim[i], static_cast<int>(k % C.ntab), &C.cellE[i * C.ntab]);
 }
 
+template <class S>
 __global__ void k_init(Ctx C) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (k >= C.nc * C.ns) return;
@@ -55,8 +56,8 @@ __global__ void k_init(Ctx C) {
     double hp, bp;
     phys::shakhov_equilibrium(C.prim[c], zero_q, C.gas, &C.u[3 * s], hp, bp);
     const index_t idx = (m * C.nc + c) * C.B + v;
-    C.h[idx] = hp;
-    if (C.store_b) C.b[idx] = bp;
+    dist<S>(C.h)[idx] = static_cast<S>(hp);
+    if (C.store_b) dist<S>(C.b)[idx] = static_cast<S>(bp);
 }
 
 __global__ void k_dt_ratio(Ctx C, double* ratio) {
@@ -106,6 +107,7 @@ __global__ void k_face_pre(Ctx C, double dt) {
 
 /// One thread group per diffuse-wall face (list `faces`, symmetry entries give 0): incident mass
 /// flux num and the wall Maxwellian's den over the local velocities (decision U7).
+template <class S>
 __global__ void k_wall_sums(Ctx C, const index_t* faces, index_t nw, double* sums) {
     extern __shared__ double sh[];
     const index_t iw = blockIdx.x;
@@ -121,7 +123,8 @@ __global__ void k_wall_sums(Ctx C, const index_t* faces, index_t nw, double* sum
                 const index_t m = s / C.B, v = s % C.B;
                 const double* u = &C.u[3 * s];
                 kern::wall_density_terms<decltype(Dc)::value>(
-                    unit, C.w[s], u, dot3(u, n), C.h[(m * C.nc + i) * C.B + v], acc[0], acc[1]);
+                    unit, C.w[s], u, dot3(u, n), dist<S>(C.h)[(m * C.nc + i) * C.B + v], acc[0],
+                    acc[1]);
             }
         });
     }
@@ -134,6 +137,7 @@ __global__ void k_wall_sums(Ctx C, const index_t* faces, index_t nw, double* sum
 
 /// Faces with a specular part (symmetry, walls with accommodation < 1): the owner's values at
 /// t^n, per local slot.
+template <class S>
 __global__ void k_sym_copy(Ctx C, const index_t* sym_faces, index_t nsym) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (k >= nsym * C.ns) return;
@@ -142,8 +146,8 @@ __global__ void k_sym_copy(Ctx C, const index_t* sym_faces, index_t nsym) {
     const index_t i = C.owner[f];
     const index_t m = s / C.B, v = s % C.B;
     const index_t idx = (m * C.nc + i) * C.B + v;
-    C.sym_h[row * C.ns + s] = C.h[idx];
-    if (C.store_b) C.sym_b[row * C.ns + s] = C.b[idx];
+    C.sym_h[row * C.ns + s] = dist<S>(C.h)[idx];
+    if (C.store_b) C.sym_b[row * C.ns + s] = dist<S>(C.b)[idx];
 }
 
 /// Interpolated reflections: the rows of k_sym_copy into the full rows [face][global slot] at
@@ -235,7 +239,7 @@ __global__ void k_scatter(const index_t* faces, const double* vals, index_t n, d
 /// LSQ gradient + limiter of block m of h (and b), per (owned cell, velocity): neighbours from the
 /// per-slot list, h and b in one pass over them; a frozen limiter (C.lim_mode) through the stored
 /// factors psi_h, psi_b (docs/steady.md section 7.10).
-template <bool HB>
+template <class S, bool HB>
 __global__ void k_grad_block(Ctx C, int m) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
@@ -243,8 +247,8 @@ __global__ void k_grad_block(Ctx C, int m) {
     index_t i;
     int v;
     split_cell_vel(k, B, i, v);
-    const double* fh = C.h + static_cast<index_t>(m) * C.nc * B;
-    const double* fb = HB ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
+    const S* fh = dist<S>(C.h) + static_cast<index_t>(m) * C.nc * B;
+    const S* fb = HB ? dist<S>(C.b) + static_cast<index_t>(m) * C.nc * B : nullptr;
     const index_t s0 = C.lsq_off[i], s1 = C.lsq_off[i + 1];
     const double hi = fh[B * i + v];
     const double bi = HB ? fb[B * i + v] : 0.0;
@@ -292,11 +296,13 @@ __global__ void k_grad_block(Ctx C, int m) {
 /// the others: the upwind interface value and phys::micro_flux_lane). Writes Phi_h (and Phi_b)
 /// and adds the velocity's moments to acc. fc: the face's leading kFaceFluxWords (unused on
 /// kinetic boundary faces). Shared by k_flux and k_flux_mf.
-template <int D, bool HB>
-__device__ __forceinline__ void face_velocity_flux(
-    const Ctx& C, index_t f, int kind, const phys::FaceCoeffs& fc, index_t L, index_t R, double n0,
-    double n1, double n2, const double* h, const double* b, bool second, double dt, int B, int v,
-    index_t s, const double (&u)[3], double u2, double w, const int (&ix)[3], double (&acc)[5]) {
+template <class S, int D, bool HB>
+__device__ __forceinline__ void face_velocity_flux(const Ctx& C, index_t f, int kind,
+                                                   const phys::FaceCoeffs& fc, index_t L, index_t R,
+                                                   double n0, double n1, double n2, const S* h,
+                                                   const S* b, bool second, double dt, int B, int v,
+                                                   index_t s, const double (&u)[3], double u2,
+                                                   double w, const int (&ix)[3], double (&acc)[5]) {
     double un = u[0] * n0;
     if (D > 1) un += u[1] * n1;
     if (D > 2) un += u[2] * n2;
@@ -368,7 +374,7 @@ __device__ __forceinline__ void face_velocity_flux(
 /// terms that are identically zero.
 /// MINB: minimum resident 256-thread blocks per SM asked of the compiler (register cap 65536 /
 /// (256 MINB); experiment knob UGKS_FLUX_MINB for the monatomic 3D kernel).
-template <int D, bool HB, int MINB = 1>
+template <class S, int D, bool HB, int MINB = 1>
 __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double dt) {
     __shared__ double s_part[5 * (kMaxGroup / 32)];
     __shared__ double s_fc[sizeof(phys::FaceCoeffs) / sizeof(double)];
@@ -385,16 +391,16 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double d
     const double n0 = C.normal[3 * f], n1 = C.normal[3 * f + 1], n2 = C.normal[3 * f + 2];
     const bool second = C.order >= 2;
     const index_t s0 = static_cast<index_t>(m) * B;
-    const double* h = C.h + static_cast<index_t>(m) * C.nc * B;
-    const double* b = HB ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
+    const S* h = dist<S>(C.h) + static_cast<index_t>(m) * C.nc * B;
+    const S* b = HB ? dist<S>(C.b) + static_cast<index_t>(m) * C.nc * B : nullptr;
     double acc[5] = {0, 0, 0, 0, 0};
     for (int v = threadIdx.x; v < B; v += blockDim.x) {
         const index_t s = s0 + v;
         double u[3], u2, w;
         int ix[3];
         load_velocity<D>(C, s, u, u2, w, ix);
-        face_velocity_flux<D, HB>(C, f, kind, fc, L, R, n0, n1, n2, h, b, second, dt, B, v, s, u,
-                                  u2, w, ix, acc);
+        face_velocity_flux<S, D, HB>(C, f, kind, fc, L, R, n0, n1, n2, h, b, second, dt, B, v, s, u,
+                                     u2, w, ix, acc);
     }
     double tot[5];
     warp_group_reduce<5>(acc, s_part, tot);
@@ -408,7 +414,7 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux(Ctx C, int m, double d
 /// are reduced by the same warp-shuffle tree as warp_group_reduce, the warps then summed in order
 /// by one thread per face after a single barrier: the same operations in the same order as k_flux,
 /// so the results are bit-identical (docs/decisions.md).
-template <int D, bool HB, int MINB, int FPG>
+template <class S, int D, bool HB, int MINB, int FPG>
 __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, double dt) {
     // the leading words that the flux reads (kFaceFluxWords), at the FaceCoeffs stride
     constexpr int kFcWords = sizeof(phys::FaceCoeffs) / sizeof(double);
@@ -430,8 +436,8 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, doubl
     int ix[3];
     load_velocity<D>(C, s, u, u2, w, ix);
     const bool second = C.order >= 2;
-    const double* h = C.h + static_cast<index_t>(m) * C.nc * B;
-    const double* b = HB ? C.b + static_cast<index_t>(m) * C.nc * B : nullptr;
+    const S* h = dist<S>(C.h) + static_cast<index_t>(m) * C.nc * B;
+    const S* b = HB ? dist<S>(C.b) + static_cast<index_t>(m) * C.nc * B : nullptr;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     __syncthreads();
     for (int ff = 0; ff < nface; ++ff) {
@@ -441,7 +447,7 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, doubl
         const double n0 = C.normal[3 * f], n1 = C.normal[3 * f + 1], n2 = C.normal[3 * f + 2];
         double acc[5] = {0, 0, 0, 0, 0};
         if (active)
-            face_velocity_flux<D, HB>(
+            face_velocity_flux<S, D, HB>(
                 C, f, kind, *reinterpret_cast<const phys::FaceCoeffs*>(&s_fc[ff * kFcWords]), L, R,
                 n0, n1, n2, h, b, second, dt, B, v, s, u, u2, w, ix, acc);
 #pragma unroll
@@ -464,7 +470,7 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, doubl
 
 /// Stage 1 (section 6.3) of block m, in place, per (owned cell, velocity); signed face areas from
 /// the per-cell-face list.
-template <int D, bool HB>
+template <class S, int D, bool HB>
 __global__ void k_stage1(Ctx C, int m, double dt) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
@@ -483,8 +489,12 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
     double hp, bp;
     phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp, bp);
     const index_t idx = (static_cast<index_t>(m) * C.nc + i) * B + v;
-    C.h[idx] = kern::stage1_value(C.h[idx], rh, invV, c, hp);
-    if (HB) C.b[idx] = kern::stage1_value(C.b[idx], rb, invV, c, bp);
+    S* h = dist<S>(C.h);
+    h[idx] = static_cast<S>(kern::stage1_value(h[idx], rh, invV, c, hp));
+    if (HB) {
+        S* b = dist<S>(C.b);
+        b[idx] = static_cast<S>(kern::stage1_value(b[idx], rb, invV, c, bp));
+    }
 }
 
 /// The body-force source (section 6.7) of one stage, added in place to the distribution of the
@@ -492,7 +502,7 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
 /// force_factor(a_F of the cell's current state, dt_i / 2) g. After k_stage1 it completes stage 1
 /// (kern::stage1_value with src); before k_stage2, with the state of step n+1, it is the source of
 /// stage 2 (kern::stage2_value with src adds it to f* first): the CPU's values to the bit.
-template <int D, bool HB>
+template <class S, int D, bool HB>
 __global__ void k_force_source(Ctx C, int m0, int m1, double dt) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
@@ -510,9 +520,13 @@ __global__ void k_force_source(Ctx C, int m0, int m1, double dt) {
     const double sf = kern::force_factor<D>(phys::force_slope(E.U, E.lambda, C.gas.acc),
                                             0.5 * (C.local_dt ? C.dtc[i] : dt), u);
     const index_t idx = (static_cast<index_t>(m) * C.nc + i) * B + v;
-    C.h[idx] = kern::with_source(C.h[idx], sf * H);
+    S* h = dist<S>(C.h);
+    h[idx] = static_cast<S>(kern::with_source(h[idx], sf * H));
     const double Bm = E.Bfac * H;  // phys::shakhov_parts B
-    if (HB) C.b[idx] = kern::with_source(C.b[idx], sf * Bm);
+    if (HB) {
+        S* b = dist<S>(C.b);
+        b[idx] = static_cast<S>(kern::with_source(b[idx], sf * Bm));
+    }
 }
 
 /// W^{n+1} per owned cell (section 6.1) and the cell's residual parts (8 columns: (dW/dt)^2 for 5
@@ -558,20 +572,25 @@ __global__ void k_scale_macro(Ctx C, double alpha, bool with_q) {
 
 /// Steady mode, closed domain: f* (h and b after stage 1) of the owned cells times alpha, per
 /// (local block, owned cell, velocity).
+template <class S>
 __global__ void k_scale_dist(Ctx C, double alpha) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const index_t per_block = C.no * C.B;
     if (k >= C.nblk * per_block) return;
     const index_t m = k / per_block, r = k % per_block;
     const index_t idx = (m * C.nc + r / C.B) * C.B + r % C.B;
-    C.h[idx] *= alpha;
-    if (C.store_b) C.b[idx] *= alpha;
+    S* h = dist<S>(C.h);
+    h[idx] = static_cast<S>(h[idx] * alpha);
+    if (C.store_b) {
+        S* b = dist<S>(C.b);
+        b[idx] = static_cast<S>(b[idx] * alpha);
+    }
 }
 
 /// Stage 2 (dt > 0) and the 17 raw moments, one thread group per owned cell over every local
 /// block (fixed order: per thread in slot order, then the warp shuffle tree and the warps in
 /// order). Without b (HB false) the four b moments are zero and not accumulated.
-template <int D, bool HB>
+template <class S, int D, bool HB>
 __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
     constexpr int NM = HB ? 17 : 13;
     __shared__ double s_part[NM * (kMaxGroup / 32)];
@@ -583,22 +602,22 @@ __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
 #pragma unroll
     for (int k = 0; k < NM; ++k) M[k] = 0.0;
     for (int m = 0; m < C.nblk; ++m) {
-        double* h = C.h + (static_cast<index_t>(m) * C.nc + i) * B;
-        double* b = HB ? C.b + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
+        S* h = dist<S>(C.h) + (static_cast<index_t>(m) * C.nc + i) * B;
+        S* b = HB ? dist<S>(C.b) + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
         for (int v = threadIdx.x; v < B; v += blockDim.x) {
             const index_t s = static_cast<index_t>(m) * B + v;
             double u[3];
             load_u<D>(C, s, u);
-            double hv = h[v], bv = HB ? b[v] : 0.0;
+            double hv = h[v], bv = HB ? static_cast<double>(b[v]) : 0.0;
             if (dt > 0) {
                 double hp, bp;
                 phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp,
                                              bp);
                 hv = kern::stage2_value(hv, c, inv, hp);
-                h[v] = hv;
+                h[v] = static_cast<S>(hv);
                 if (HB) {
                     bv = kern::stage2_value(bv, c, inv, bp);
-                    b[v] = bv;
+                    b[v] = static_cast<S>(bv);
                 }
             }
             kern::add_raw_moments<NM>(C.w[s], u, hv, bv, M);
@@ -639,11 +658,12 @@ __global__ void k_imp_res(Ctx C, int m) {
 
 /// Image cells of an array [cell][width] (periodic pairs with a pressure jump): one thread per
 /// (image, component), kern::fill_image.
-__global__ void k_images(Ctx C, double* a, int width, bool scaled) {
+template <class T>
+__global__ void k_images(Ctx C, T* a, int width, bool scaled) {
     const index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (t >= C.nimg * width) return;
-    kern::fill_image(a, width, t / width, static_cast<int>(t % width), C.img_src, C.img_dst,
-                     C.img_scale, scaled);
+    kern::fill_image<T>(a, width, t / width, static_cast<int>(t % width), C.img_src, C.img_dst,
+                        C.img_scale, scaled);
 }
 
 /// The partner faces' macroscopic fluxes (kern::jump_partner_F), one thread per jump face.

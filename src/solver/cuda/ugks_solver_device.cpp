@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "device_impl.hpp"
 #include "ugks/core/error.hpp"
@@ -165,8 +166,14 @@ void UgksSolverDevice::Impl::setup_all() {
     d_prim = alloc<phys::Prim>("macro:prim", nc);
     d_cell_eq = alloc<phys::EqConst>("macro:cell_eq", nc);
     d_stress = alloc<double>("macro:stress", 6 * no);
-    d_h = alloc<double>("dist:h", nc * ns);
-    if (S.store_b) d_b = alloc<double>("dist:b", nc * ns);
+    fp32 = setup.numerics.fp32_storage;
+    if (fp32) {
+        d_h32 = alloc<float>("dist:h", nc * ns);
+        if (S.store_b) d_b32 = alloc<float>("dist:b", nc * ns);
+    } else {
+        d_h = alloc<double>("dist:h", nc * ns);
+        if (S.store_b) d_b = alloc<double>("dist:b", nc * ns);
+    }
     d_fc = alloc<phys::FaceCoeffs>("macro:face_coeffs", nf);
     d_Facc = alloc<double>("macro:face_acc", 5 * nf);
     d_rho_wall = alloc<double>("macro:rho_wall", nf);
@@ -300,8 +307,8 @@ void UgksSolverDevice::Impl::setup_all() {
     c.stress = d_stress.data();
     c.prim = d_prim.data();
     c.cell_eq = d_cell_eq.data();
-    c.h = d_h.data();
-    c.b = d_b.data();
+    c.h = fp32 ? static_cast<void*>(d_h32.data()) : static_cast<void*>(d_h.data());
+    c.b = fp32 ? static_cast<void*>(d_b32.data()) : static_cast<void*>(d_b.data());
     c.fc = d_fc.data();
     c.Facc = d_Facc.data();
     c.rho_wall = d_rho_wall.data();
@@ -459,14 +466,39 @@ DeviceMemoryReport UgksSolverDevice::memory_report() const {
 namespace ugks {
 
 namespace {
-/// fn(device array, host vector) for every array of the resumable state (b only when stored).
+/// fn(device array, host vector) for every array of the resumable state (b only when stored):
+/// DeviceArray<double>, or DeviceArray<float> for h and b with fp32 storage.
 template <class Impl, class State, class Fn>
 void for_state_arrays(Impl& I, State& s, Fn&& fn) {
     fn(I.d_W, s.W);
     fn(I.d_q, s.q);
     fn(I.d_stress, s.stress);
-    fn(I.d_h, s.h);
-    if (I.S.store_b) fn(I.d_b, s.b);
+    if (I.fp32) {
+        fn(I.d_h32, s.h);
+        if (I.S.store_b) fn(I.d_b32, s.b);
+    } else {
+        fn(I.d_h, s.h);
+        if (I.S.store_b) fn(I.d_b, s.b);
+    }
+}
+/// Device array -> host doubles (floats widened exactly).
+template <class T>
+void copy_to_double(const DeviceArray<T>& d, std::vector<double>& out) {
+    if constexpr (std::is_same_v<T, double>) {
+        d.copy_to(out);
+    } else {
+        std::vector<T> tmp;
+        d.copy_to(tmp);
+        out.assign(tmp.begin(), tmp.end());
+    }
+}
+/// Host doubles -> device array (rounded to float for a float array).
+template <class T>
+void copy_from_double(DeviceArray<T>& d, const std::vector<double>& in) {
+    if constexpr (std::is_same_v<T, double>)
+        d.copy_from(in);
+    else
+        d.copy_from(std::vector<T>(in.begin(), in.end()));
 }
 }  // namespace
 
@@ -476,13 +508,12 @@ bool UgksSolverDevice::freeze_limiter() {
         return false;
     UGKS_CUDA_CHECK(cudaDeviceSynchronize());
     const std::size_t before = memory_tally().current;
-    const index_t nd = I.d_h.size();
+    const index_t nd = I.dist_size();
     I.d_psi_W =
         I.upload("limiter:psi_W", std::vector<double>(5 * static_cast<std::size_t>(I.C.nc), 1.0));
     const std::uint16_t one = kern::limiter_code(1.0);
     I.d_psi_h = I.upload("limiter:psi_h", std::vector<std::uint16_t>(nd, one));
-    if (I.S.store_b)
-        I.d_psi_b = I.upload("limiter:psi_b", std::vector<std::uint16_t>(I.d_b.size(), one));
+    if (I.S.store_b) I.d_psi_b = I.upload("limiter:psi_b", std::vector<std::uint16_t>(nd, one));
     I.bytes_persistent += memory_tally().current - before;
     I.lim_step = I.step_no;
     I.C.lim_mode = kern::kLimiterFrozen;
@@ -502,7 +533,8 @@ SolverState UgksSolverDevice::state_export() const {
     SolverState s;
     s.step = I.step_no;
     s.time = I.time;
-    for_state_arrays(I, s, [](const auto& d, std::vector<double>& h) { d.copy_to(h); });
+    for_state_arrays(I, s, [](const auto& d, std::vector<double>& h) { copy_to_double(d, h); });
+    s.fp32 = I.fp32;
     if (I.C.lim_mode == kern::kLimiterFrozen) {
         std::vector<double> W;
         std::vector<std::uint16_t> h, b;
@@ -517,14 +549,15 @@ SolverState UgksSolverDevice::state_export() const {
 void UgksSolverDevice::state_import(const SolverState& s) {
     Impl& I = *m;
     UGKS_CUDA_CHECK(cudaDeviceSynchronize());
-    bool sizes_match = s.b.size() == (I.S.store_b ? static_cast<std::size_t>(I.d_b.size()) : 0);
+    bool sizes_match = s.b.size() == (I.S.store_b ? static_cast<std::size_t>(I.dist_size()) : 0);
     for_state_arrays(I, s, [&](const auto& d, const std::vector<double>& h) {
         sizes_match = sizes_match && h.size() == static_cast<std::size_t>(d.size());
     });
     UGKS_REQUIRE(sizes_match, "state_import: state sizes do not match this solver");
     I.step_no = s.step;
     I.time = s.time;
-    for_state_arrays(I, s, [](auto& d, const std::vector<double>& h) { d.copy_from(h); });
+    // a state of the other storage kind is converted (fp64 -> fp32: rounded to float)
+    for_state_arrays(I, s, [](auto& d, const std::vector<double>& h) { copy_from_double(d, h); });
     I.C.lim_mode = kern::kLimiterLive;  // as UgksSolver::state_import
     I.lim_step = -1;
     if (s.limiter.step >= 0 && freeze_limiter()) {

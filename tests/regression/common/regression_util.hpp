@@ -282,14 +282,14 @@ inline const NamedField kComparedFields[] = {
 // Every field (each component of the vector ones) of `run` against `ref`, relative to the field's
 // scale; `worst` collects the largest deviation seen.
 inline void expect_same_fields(const Fields& ref, const Fields& run, const std::string& what,
-                               double& worst) {
+                               double& worst, double tol = 1e-11) {
     ASSERT_EQ(run.n, ref.n) << what;
     EXPECT_EQ(run.centroid, ref.centroid) << what << ": global cell order";
     for (const auto& nf : kComparedFields)
         for (int c = 0; c < nf.width; ++c) {
             const double d = max_rel_diff(component(run.*nf.member, nf.width, c),
                                           component(ref.*nf.member, nf.width, c), 1e-300);
-            EXPECT_LE(d, 1e-11) << what << ": field " << nf.name << " component " << c;
+            EXPECT_LE(d, tol) << what << ": field " << nf.name << " component " << c;
             worst = std::max(worst, d);
         }
 }

@@ -17,11 +17,15 @@
 namespace ugks::kern {
 
 /// Component j of image k of an array laid out [cell][width]: dst row = scale x src row for the
-/// quantities linear in the density (scaled), a copy otherwise (time steps).
-UGKS_HOST_DEVICE inline void fill_image(double* a, int width, index_t k, int j, const index_t* src,
+/// quantities linear in the density (scaled), a copy otherwise (time steps). The value is rounded
+/// to S, the storage type of the array's values (float: distributions with numerics.storage fp32,
+/// held as float on the GPU and as double in the CPU's block buffer).
+template <class S = double, class T>
+UGKS_HOST_DEVICE inline void fill_image(T* a, int width, index_t k, int j, const index_t* src,
                                         const index_t* dst, const double* scale, bool scaled) {
     const double v = a[static_cast<std::size_t>(src[k]) * width + j];
-    a[static_cast<std::size_t>(dst[k]) * width + j] = scaled ? scale[k] * v : v;
+    a[static_cast<std::size_t>(dst[k]) * width + j] =
+        static_cast<T>(static_cast<S>(scaled ? scale[k] * v : v));
 }
 
 /// The partner face's flux at one velocity u from the jump face's (ph, pb): see the file comment.
