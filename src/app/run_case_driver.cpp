@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "ugks/app/auto_tune.hpp"
 #include "ugks/app/overset_driver.hpp"
 #include "ugks/app/run_case.hpp"
 #include "ugks/app/run_stages.hpp"
@@ -161,6 +162,13 @@ RunOutcome run_ugks_case(const CommandLine& cl, Config cfg, const RunStart& star
         install_stop_handlers();
     Problem pb = build_problem(std::move(cfg));
     if (!cl.check) check_stop_during_startup("after reading the case and the mesh");
+    const ParallelConfig& par = pb.setup.parallel;
+    if (cl.check && (par.block_size_auto || par.velocity_ranks_auto))
+        log::info(
+            "parallel.block_size / velocity_ranks auto: measured at the start of the run; the "
+            "estimates below are for B_v {} and P_v {}",
+            par.block_size, par.velocity_ranks);
+    if (!cl.check) tune_decomposition(pb);
     log_start(pb, cl);
     const Resources res = check_resources(pb);
     if (!cl.check) check_stop_during_startup("after the resource checks");

@@ -96,8 +96,8 @@ void read_case(Problem& pb) {
     pb.vel = build_velocity_grid(setup.velocity_config);
     const std::string mesh_source =
         setup.mesh_config.source == "box" ? std::string("box mesh") : setup.mesh_config.file;
-    auto mirrors = check_boundaries(setup.boundaries, pb.mesh, cfg, mesh_source);
-    resolve_reflections(setup.boundaries, pb.vel, mirrors, cfg);
+    pb.mirrors = check_boundaries(setup.boundaries, pb.mesh, cfg, mesh_source);
+    resolve_reflections(setup.boundaries, pb.vel, pb.mirrors, cfg);
     connect_periodic(pb.mesh, periodic_pairs(setup.boundaries));
     cfg.check_unused();
     const int P_v = setup.parallel.velocity_ranks;
@@ -111,7 +111,7 @@ void read_case(Problem& pb) {
             fmt::format("{} physical-space ranks (MPI ranks / parallel.velocity_ranks) "
                         "exceed the {} cells of the mesh",
                         P_x, pb.mesh.n_cells()));
-    pb.blocks = make_velocity_blocks(pb.vel, setup.parallel.block_size, P_v, mirrors);
+    pb.blocks = make_velocity_blocks(pb.vel, setup.parallel.block_size, P_v, pb.mirrors);
 }
 
 /// Stage 2: decomposition, device binding, partition and local meshes.
@@ -317,6 +317,7 @@ nlohmann::json run_json(const RunContext& ctx, const Resources& res, const LoopE
                           {"B_v", pb.blocks.block_size},
                           {"velocity_blocks", pb.blocks.n_blocks},
                           {"halo", halo_mode_of(ctx.solver)}};
+    if (!pb.tuning.is_null()) j["decomposition"]["auto"] = pb.tuning;
     j["mesh"] = {{"dim", pb.mesh.dim}, {"cells", pb.mesh.n_cells()}, {"faces", pb.mesh.n_faces()}};
     j["velocity"] = {{"type", pb.vel.kind}, {"dim", pb.vel.dim}, {"points", pb.vel.size()}};
     j["steps"] = ctx.solver.step_count();
@@ -351,6 +352,28 @@ Problem build_problem(Config cfg) {
     run_collective(MPI_COMM_WORLD, [&] { decompose(pb); });
     timers().stop("setup");
     return pb;
+}
+
+bool fits_memory(const Problem& pb) {
+    const Resources res = estimate_resources(pb);
+    const MPI_Comm world = MPI_COMM_WORLD, node = pb.layout.comm_node;
+    const double avail = allreduce(static_cast<double>(res.available), MPI_MIN, world);
+    constexpr bool gpu = device::capabilities().gpu;
+    const double need = gpu ? allreduce(res.mem.device_part(), MPI_MAX, world)
+                            : allreduce(allreduce(res.mem.total(), MPI_SUM, node), MPI_MAX, world);
+    return avail <= 0 || need <= avail;
+}
+
+void redecompose(Problem& pb, int block_size, int velocity_ranks) {
+    run_collective(MPI_COMM_WORLD, [&] {
+        const bool same_split = velocity_ranks == pb.layout.P_v;
+        pb.setup.parallel.block_size = block_size;
+        pb.setup.parallel.velocity_ranks = velocity_ranks;
+        pb.blocks = make_velocity_blocks(pb.vel, block_size, velocity_ranks, pb.mirrors);
+        if (same_split) return;  // the layout and the local meshes do not depend on B_v
+        free_layout(pb.layout);
+        decompose(pb);
+    });
 }
 
 void log_start(const Problem& pb, const CommandLine& cl) {

@@ -246,10 +246,27 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
             not_applicable(cfg, k, "time.mode", "applies only to time.mode: steady");
     }
 
-    s.parallel.velocity_ranks = cfg.get_or<int>("parallel.velocity_ranks", 1);
-    cfg.check_range("parallel.velocity_ranks", s.parallel.velocity_ranks, 1, 1 << 20);
-    s.parallel.block_size = cfg.get_or<int>("parallel.block_size", 64);
-    cfg.check_range("parallel.block_size", s.parallel.block_size, 1, 1024);
+    // an integer in [lo, hi] or auto (is_auto; the value is then fallback)
+    auto int_or_auto = [&](const char* key, int fallback, int lo, int hi, bool& is_auto) {
+        const std::string v = cfg.get_or<std::string>(key, std::to_string(fallback));
+        is_auto = v == "auto";
+        if (is_auto) return fallback;
+        std::size_t used = 0;
+        long n = 0;
+        try {
+            n = std::stol(v, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != v.size() || v.empty())
+            cfg.fail(key, "expected an integer or auto, got '" + v + "'");
+        cfg.check_range(key, static_cast<double>(n), lo, hi);
+        return static_cast<int>(n);
+    };
+    s.parallel.velocity_ranks =
+        int_or_auto("parallel.velocity_ranks", 1, 1, 1 << 20, s.parallel.velocity_ranks_auto);
+    s.parallel.block_size =
+        int_or_auto("parallel.block_size", 64, 1, 1024, s.parallel.block_size_auto);
     s.parallel.halo =
         cfg.get_enum_or("parallel.halo", {"staged", "cuda_aware", "nccl", "auto"}, "auto");
     if (!device::capabilities().gpu &&

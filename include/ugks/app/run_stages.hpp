@@ -6,6 +6,7 @@
 // over MPI_COMM_WORLD; errors agree over the ranks (run_collective).
 #include <mpi.h>
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,12 @@ struct Problem {
     PhaseSpaceLayout layout;
     LocalMesh local;
     int world_rank = 0, world_size = 1;
+    /// Velocity axes whose mirror pairs stay on one velocity rank (check_boundaries): the blocks'
+    /// constraint, kept for a rebuild of the blocks (auto_tune.hpp)
+    std::array<bool, 3> mirrors{false, false, false};
+    /// parallel.block_size / velocity_ranks auto: the measurements and the choice (summary.json
+    /// decomposition.auto; empty without auto)
+    nlohmann::json tuning;
     /// The second distribution b is stored (velocity space below 3D or internal degrees of
     /// freedom).
     bool store_b() const { return vel.dim < 3 || setup.gas.K_int > 0; }
@@ -88,6 +95,12 @@ struct LoopEnd {
 /// Stages 1 and 2: the case sections, the mesh and the velocity space with their checks, then the
 /// decomposition, the device binding, the partition and the local mesh ("setup" timer).
 Problem build_problem(Config cfg);
+/// The memory estimate of pb's decomposition fits (the rule of check_resources, without its log
+/// and error); collective.
+bool fits_memory(const Problem& pb);
+/// The blocks for block_size and, when velocity_ranks differs from the layout's P_v, the
+/// decomposition again (layout, device binding, partition, local mesh); collective.
+void redecompose(Problem& pb, int block_size, int velocity_ranks);
 /// The start of the log: version, case, resolved configuration, rank map.
 void log_start(const Problem& pb, const CommandLine& cl);
 /// Stage 3: memory and time-step estimates, their log, and an InputError when the estimate

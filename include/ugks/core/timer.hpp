@@ -19,6 +19,8 @@ public:
     void add(const std::string& category, double seconds);
     double seconds(const std::string& category) const;
     const std::map<std::string, double>& all() const { return m_acc; }
+    /// Replace the accumulated seconds (e.g. by an earlier all(): forget what was timed since).
+    void reset_to(const std::map<std::string, double>& acc) { m_acc = acc; }
 
     /// Statistics of one category over the ranks of a communicator.
     struct Stat {

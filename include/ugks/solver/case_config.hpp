@@ -86,6 +86,9 @@ struct ParallelConfig {
     int velocity_ranks = 1;     ///< P_v
     int block_size = 64;        ///< B_v
     std::string halo = "auto";  ///< staged | cuda_aware | nccl | auto
+    /// `auto`: chosen by measurement at the start of the run (docs/decisions.md "Automatic B_v
+    /// and P_v"); until then (and under --check) velocity_ranks 1 and block_size 64
+    bool velocity_ranks_auto = false, block_size_auto = false;
 };
 
 /// A probe line of the `output.probes` list.

@@ -163,3 +163,57 @@ void same_under_every_split(const std::vector<std::string>& ov0, const std::stri
 }
 
 }  // namespace
+
+namespace {
+
+// parallel.block_size / velocity_ranks auto (docs/decisions.md "Automatic B_v and P_v"): the run
+// takes the measured fastest candidate (summary.json decomposition.auto records every candidate's
+// seconds per step), and its fields are those of the same run with that choice fixed: the trial
+// solvers leave no trace in the run.
+TEST(Decomposition, AutoBlockSizeAndVelocityRanksTakeTheFastestAndChangeNothing) {
+    const int np = world_size();
+    const SolverRun a = run_solver(case_file("decomposition"),
+                                   {"parallel.block_size=auto", "parallel.velocity_ranks=auto"},
+                                   "decomposition_auto");
+    ASSERT_TRUE(run_completed(a, 20));
+    const auto sj = read_summary(a.dir)["decomposition"];
+    ASSERT_TRUE(sj.contains("auto"));
+    const auto& bs = sj["auto"]["block_size"];
+    const auto& vr = sj["auto"]["velocity_ranks"];
+    // every divisor of the rank count was a P_v candidate, every backend candidate a B_v one
+    int divisors = 0;
+    for (int d = 1; d <= np; ++d) divisors += np % d == 0;
+    EXPECT_EQ(static_cast<int>(vr["seconds_per_step"].size()), divisors);
+    EXPECT_GE(bs["seconds_per_step"].size(), 4u);
+    auto argmin = [](const nlohmann::json& m) {
+        std::string best;
+        double t = 1e300;
+        for (const auto& [k, v] : m.items())
+            if (v.is_number() && v.get<double>() < t) {
+                t = v.get<double>();
+                best = k;
+            }
+        return std::stoi(best);
+    };
+    EXPECT_EQ(vr["chosen"].get<int>(), argmin(vr["seconds_per_step"]));
+    EXPECT_EQ(bs["chosen"].get<int>(), argmin(bs["seconds_per_step"]));
+    EXPECT_EQ(sj["B_v"].get<int>(), bs["chosen"].get<int>());
+    EXPECT_EQ(sj["P_v"].get<int>(), vr["chosen"].get<int>());
+    const SolverRun f =
+        run_solver(case_file("decomposition"),
+                   {"parallel.block_size=" + std::to_string(sj["B_v"].get<int>()),
+                    "parallel.velocity_ranks=" + std::to_string(sj["P_v"].get<int>())},
+                   "decomposition_fixed");
+    ASSERT_TRUE(run_completed(f, 20));
+    const Fields x = read_fields(a.dir), y = read_fields(f.dir);
+    EXPECT_EQ(x.rho, y.rho);
+    EXPECT_EQ(x.U, y.U);
+    EXPECT_EQ(x.T, y.T);
+    EXPECT_FALSE(read_summary(f.dir)["decomposition"].contains("auto"));
+    if (!::testing::Test::HasFailure()) {
+        remove_output(a.dir);
+        remove_output(f.dir);
+    }
+}
+
+}  // namespace
