@@ -383,7 +383,7 @@ void log_start(const Problem& pb, const CommandLine& cl) {
     log::info("---- resolved configuration ----\n{}\n--------------------------------",
               pb.cfg.resolved_yaml());
     const std::string map = rank_map(pb.layout);
-    log::info("rank map (world rank, host, local rank, device, p, q):\n{}", map);
+    log::info("rank map (world rank, host, local rank, device, visible devices, p, q):\n{}", map);
 }
 
 Resources check_resources(const Problem& pb) {

@@ -145,9 +145,9 @@ void bind_device(PhaseSpaceLayout& layout) {
 }
 
 std::vector<RankInfo> gather_rank_info(const PhaseSpaceLayout& layout) {
-    constexpr int kInts = 5;
-    const int mine[kInts] = {layout.world_rank, layout.local_rank, layout.device, layout.p,
-                             layout.q};
+    constexpr int kInts = 6;
+    const int mine[kInts] = {layout.world_rank, layout.local_rank, layout.device,
+                             layout.p,          layout.q,          device::device_count()};
     char host[MPI_MAX_PROCESSOR_NAME] = {0};
     layout.host.copy(host, std::min<std::size_t>(layout.host.size(), MPI_MAX_PROCESSOR_NAME - 1));
 
@@ -170,6 +170,7 @@ std::vector<RankInfo> gather_rank_info(const PhaseSpaceLayout& layout) {
         row.device = v[2];
         row.p = v[3];
         row.q = v[4];
+        row.visible_devices = v[5];
         row.host = std::string(hosts.data() + static_cast<std::size_t>(MPI_MAX_PROCESSOR_NAME) * r);
     }
     return rows;
@@ -182,12 +183,12 @@ std::string rank_map(const PhaseSpaceLayout& layout) {
     for (const RankInfo& r : rows) host_w = std::max(host_w, r.host.size());
     std::string out = fmt::format("rank map: {} ranks = P_x {} x P_v {}\n", layout.world_size,
                                   layout.P_x, layout.P_v);
-    out += fmt::format("{:>6}  {:<{}}  {:>5}  {:>6}  {:>6}  {:>6}\n", "rank", "host", host_w,
-                       "local", "device", "p", "q");
+    out += fmt::format("{:>6}  {:<{}}  {:>5}  {:>6}  {:>7}  {:>6}  {:>6}\n", "rank", "host", host_w,
+                       "local", "device", "visible", "p", "q");
     for (const RankInfo& r : rows) {
         const std::string dev = r.device < 0 ? std::string("-") : std::to_string(r.device);
-        out += fmt::format("{:>6}  {:<{}}  {:>5}  {:>6}  {:>6}  {:>6}\n", r.world_rank, r.host,
-                           host_w, r.local_rank, dev, r.p, r.q);
+        out += fmt::format("{:>6}  {:<{}}  {:>5}  {:>6}  {:>7}  {:>6}  {:>6}\n", r.world_rank,
+                           r.host, host_w, r.local_rank, dev, r.visible_devices, r.p, r.q);
     }
     return out;
 }

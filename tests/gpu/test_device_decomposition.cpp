@@ -14,6 +14,7 @@
 
 #include "device_problem.hpp"
 #include "ugks/device/cuda/nccl.hpp"
+#include "ugks/parallel/device_halo.hpp"
 
 namespace {
 
@@ -130,6 +131,46 @@ TEST(DeviceDecomposition, Fp32PressureJumpPhysicalRanks) {
     ov.push_back("boundaries.xmin.pressure_ratio=1.15");
     ov.push_back("numerics.storage=fp32");
     invariance(kPeriodicCase, 1, ov, "fp32 periodic pressure jump P_x = np", 2e-6);
+}
+
+// parallel.halo: cuda_aware (issue 20) against staged on the same decomposition: the halos copy
+// the same bytes and the velocity sums go through the same MPI_Allreduce (device buffers instead
+// of host copies), so the fields are bitwise equal. Skipped where the MPI library is not
+// CUDA-aware or fails the device-buffer self-test (resolve_halo: auto does not pick cuda_aware).
+void cuda_aware_same_as_staged(const char* yaml, int pv, std::vector<std::string> extra,
+                               const char* what) {
+    int local_has = have_device() ? 1 : 0, all_have = 0;
+    MPI_Allreduce(&local_has, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_have) GTEST_SKIP() << "no CUDA device visible";
+    if (resolve_halo("auto", MPI_COMM_WORLD).mode != HaloMode::cuda_aware &&
+        resolve_halo("cuda_aware", MPI_COMM_WORLD).mode != HaloMode::cuda_aware)
+        GTEST_SKIP() << "the MPI library is not CUDA-aware here";
+    extra.push_back("parallel.velocity_ranks=" + std::to_string(pv));
+    std::vector<std::string> a = extra, b = extra;
+    a.push_back("parallel.halo=staged");
+    b.push_back("parallel.halo=cuda_aware");
+    auto Pa = make_problem(yaml, a, MPI_COMM_WORLD);
+    auto Pb = make_problem(yaml, b, MPI_COMM_WORLD);
+    UgksSolverDevice sa(Pa->setup, Pa->local, Pa->layout, Pa->vel, Pa->blocks);
+    UgksSolverDevice sb(Pb->setup, Pb->local, Pb->layout, Pb->vel, Pb->blocks);
+    EXPECT_STREQ(sb.halo_mode(), "cuda_aware");
+    sa.initialize();
+    sb.initialize();
+    for (long n = 0; n < Pa->setup.time.steps; ++n) {
+        ASSERT_FALSE(sa.step().failed);
+        ASSERT_FALSE(sb.step().failed);
+    }
+    expect_identical(sa.fields(), sb.fields(), what);
+}
+TEST(DeviceDecomposition, CudaAwareVelocityRanksSameAsStaged) {
+    cuda_aware_same_as_staged(kCavityCase, world_size(), {}, "cuda_aware cavity P_v = np");
+}
+TEST(DeviceDecomposition, CudaAwarePhysicalRanksSameAsStaged) {
+    cuda_aware_same_as_staged(kPeriodicCase, 1, kPeriodicDecomp, "cuda_aware periodic P_x = np");
+}
+TEST(DeviceDecomposition, CudaAwareFp32PhysicalRanksSameAsStaged) {
+    cuda_aware_same_as_staged(kCavityCase, 1, {"numerics.storage=fp32", "parallel.block_size=7"},
+                              "cuda_aware fp32 cavity P_x = np");
 }
 
 TEST(DeviceDecomposition, PeriodicPhysicalRanks) {

@@ -15,21 +15,23 @@
 #include "ugks/device/array.hpp"
 #include "ugks/device/cuda/nccl.hpp"
 #include "ugks/device/cuda/stream_timers.hpp"
+#include "ugks/parallel/halo_choice.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/parallel/partition.hpp"
 
 namespace ugks {
 
-/// The halo transport (parallel.halo).
-enum class HaloMode { staged, cuda_aware, nccl };
+/// parallel.halo resolved (the same on every rank of world; collective): the facts of HaloFacts
+/// gathered and agreed over world (the device-buffer self-test runs when every rank's MPI reports
+/// CUDA support), then choose_halo (halo_choice.hpp) decides.
+HaloChoice resolve_halo(const std::string& req, MPI_Comm world);
 
-/// "staged", "cuda_aware" or "nccl".
-const char* halo_name(HaloMode m);
-
-/// parallel.halo resolved (the same on every rank of world; collective): auto takes cuda_aware when
-/// the MPI library reports CUDA support, else nccl when built with NCCL and every rank has its own
-/// GPU, else staged. An explicit choice that cannot work is an input error (exit 2).
-HaloMode resolve_halo(const std::string& req, MPI_Comm world);
+/// The CUDA-aware self-test (collective over comm): every rank sends 1024 doubles from device
+/// memory to the next rank (MPI_Sendrecv of device pointers), and reduces 1024 doubles in device
+/// memory over comm (MPI_Allreduce, the velocity sums' path); true when every rank received and
+/// reduced the expected values. Call it only when the MPI library reports CUDA support (a library
+/// without it may crash on a device pointer).
+bool cuda_aware_self_test(MPI_Comm comm);
 
 /// Halo exchange of device cell arrays (parallel.halo). The owned rows to send are packed on the
 /// device into one buffer (per neighbour in pattern order), moved to the neighbours and scattered

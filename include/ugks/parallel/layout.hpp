@@ -41,6 +41,7 @@ struct RankInfo {
     std::string host;
     int local_rank = 0;
     int device = -1;
+    int visible_devices = 0;  ///< the GPUs this rank can see (0 on the CPU backend)
     int p = 0, q = 0;
 };
 /// The rows of every world rank, in world-rank order, gathered on rank 0 of layout.world (empty

@@ -67,10 +67,6 @@ unsigned grid_rows(index_t n, dim3 tb) {
 
 }  // namespace
 
-const char* halo_name(HaloMode m) {
-    return m == HaloMode::staged ? "staged" : m == HaloMode::cuda_aware ? "cuda_aware" : "nccl";
-}
-
 namespace {
 
 /// True when the MPI library reports CUDA support at run time (MPIX_Query_cuda_support).
@@ -104,36 +100,65 @@ bool distinct_gpus(MPI_Comm comm) {
 
 }  // namespace
 
-/// parallel.halo resolved (the same on every rank of world; collective): auto takes cuda_aware when
-/// the MPI library reports CUDA support, else nccl when built with NCCL and every rank has its own
-/// GPU, else staged. An explicit choice that cannot work is an input error (exit 2).
-HaloMode resolve_halo(const std::string& req, MPI_Comm world) {
-    const bool aware = mpi_cuda_aware();
-    const bool built = device::nccl_built();
-    const bool distinct = distinct_gpus(world);
-    if (req == "staged") return HaloMode::staged;
-    if (req == "cuda_aware") {
-        if (!aware)
-            throw InputError(
-                "parallel.halo: cuda_aware, but the MPI library does not report CUDA support "
-                "(MPIX_Query_cuda_support); use nccl, staged or auto");
-        return HaloMode::cuda_aware;
+bool cuda_aware_self_test(MPI_Comm comm) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    constexpr int n = 1024;
+    std::vector<double> mine(n), got(n, 0.0), sum(n, 0.0);
+    auto value = [](int r, int i) { return 1000.0 * r + i + 0.25; };
+    for (int i = 0; i < n; ++i) mine[i] = value(rank, i);
+    double *d_send = nullptr, *d_recv = nullptr, *d_sum = nullptr;
+    bool ok = cudaMalloc(reinterpret_cast<void**>(&d_send), sizeof(double) * n) == cudaSuccess &&
+              cudaMalloc(reinterpret_cast<void**>(&d_recv), sizeof(double) * n) == cudaSuccess &&
+              cudaMalloc(reinterpret_cast<void**>(&d_sum), sizeof(double) * n) == cudaSuccess;
+    ok = ok &&
+         cudaMemcpy(d_send, mine.data(), sizeof(double) * n, cudaMemcpyHostToDevice) == cudaSuccess;
+    ok = ok && cudaMemset(d_recv, 0, sizeof(double) * n) == cudaSuccess;
+    // a private communicator whose errors return (the test must not abort the run)
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Comm_dup(comm, &c);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    int flag = ok ? 1 : 0;  // every rank takes part in the collectives below, or none
+    MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MIN, c);
+    ok = flag != 0;
+    if (ok) {
+        const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+        ok = MPI_Sendrecv(d_send, n, MPI_DOUBLE, next, 17, d_recv, n, MPI_DOUBLE, prev, 17, c,
+                          MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        ok = MPI_Allreduce(d_send, d_sum, n, MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS && ok;
+        ok = ok && cudaMemcpy(got.data(), d_recv, sizeof(double) * n, cudaMemcpyDeviceToHost) ==
+                       cudaSuccess;
+        ok = ok && cudaMemcpy(sum.data(), d_sum, sizeof(double) * n, cudaMemcpyDeviceToHost) ==
+                       cudaSuccess;
+        for (int i = 0; ok && i < n; ++i) {
+            double want = 0.0;
+            for (int r = 0; r < size; ++r) want += value(r, i);
+            ok = got[i] == value(prev, i) && sum[i] == want;
+        }
     }
-    if (req == "nccl") {
-        if (!built)
-            throw InputError(
-                "parallel.halo: nccl, but this build has no NCCL (nccl.h and libnccl were not "
-                "found "
-                "when configuring; set NCCL_HOME and reconfigure); use staged or auto");
-        if (!distinct)
-            throw InputError(
-                "parallel.halo: nccl needs one GPU per rank (two ranks share a GPU here); use "
-                "staged or auto");
-        return HaloMode::nccl;
+    cudaFree(d_send);
+    cudaFree(d_recv);
+    cudaFree(d_sum);
+    int all = ok ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Comm_free(&c);
+    return all != 0;
+}
+
+HaloChoice resolve_halo(const std::string& req, MPI_Comm world) {
+    HaloFacts f;
+    int reports = mpi_cuda_aware() ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &reports, 1, MPI_INT, MPI_MIN, world);
+    f.mpi_reports_cuda = reports != 0;
+    // the self-test only where it can matter: auto or an explicit cuda_aware
+    if (f.mpi_reports_cuda && (req == "auto" || req == "cuda_aware")) {
+        f.self_test_ran = true;
+        f.self_test_passed = cuda_aware_self_test(world);
     }
-    if (aware) return HaloMode::cuda_aware;
-    if (built && distinct) return HaloMode::nccl;
-    return HaloMode::staged;
+    f.nccl_built = device::nccl_built();
+    f.distinct_gpus = distinct_gpus(world);
+    return choose_halo(req, f);
 }
 
 DeviceHalo::DeviceHalo(MPI_Comm comm, const HaloPattern& pat, int max_width,

@@ -43,10 +43,12 @@ void UgksSolverDevice::Impl::setup_all() {
     UGKS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&prio_lo, &prio_hi));
     UGKS_CUDA_CHECK(cudaStreamCreateWithPriority(&compute, cudaStreamDefault, prio_lo));
     UGKS_CUDA_CHECK(cudaStreamCreateWithPriority(&comm, cudaStreamDefault, prio_hi));
-    halo_mode = resolve_halo(setup.parallel.halo, layout.world);
+    const HaloChoice halo_choice = resolve_halo(setup.parallel.halo, layout.world);
+    halo_mode = halo_choice.mode;
     if (const char* e = std::getenv("UGKS_FLUX_MINB")) flux_minb = std::atoi(e);
     if (const char* e = std::getenv("UGKS_FLUX_FPG")) flux_fpg = std::atoi(e);
-    log::info("parallel.halo: {} (requested {})", halo_name(halo_mode), setup.parallel.halo);
+    log::info("parallel.halo: {} (requested {}; {})", halo_name(halo_mode), setup.parallel.halo,
+              halo_choice.reason);
     if (halo_mode == HaloMode::nccl) {
         nccl_x = device::NcclComm(layout.comm_x);
         nccl_v = device::NcclComm(layout.comm_v);

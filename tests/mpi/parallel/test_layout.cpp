@@ -311,14 +311,18 @@ TEST(Layout, RankMapListsEveryRankOnce) {
     std::istringstream header(line);
     std::vector<std::string> cols;
     for (std::string w; header >> w;) cols.push_back(w);
-    EXPECT_EQ(cols, (std::vector<std::string>{"rank", "host", "local", "device", "p", "q"}));
+    EXPECT_EQ(cols,
+              (std::vector<std::string>{"rank", "host", "local", "device", "visible", "p", "q"}));
     std::vector<int> seen(static_cast<std::size_t>(size), 0);
     int n_rows = 0;
     while (std::getline(in, line)) {
         std::istringstream row(line);
-        int r = -1, local = -1, p = -1, q = -1;
+        int r = -1, local = -1, visible = -1, p = -1, q = -1;
         std::string host, dev;
-        ASSERT_TRUE(static_cast<bool>(row >> r >> host >> local >> dev >> p >> q)) << line;
+        ASSERT_TRUE(static_cast<bool>(row >> r >> host >> local >> dev >> visible >> p >> q))
+            << line;
+        EXPECT_EQ(visible, rows[r].visible_devices);
+        EXPECT_EQ(visible, ugks::device::device_count());  // one host: every rank sees the same
         ASSERT_GE(r, 0);
         ASSERT_LT(r, size);
         ++seen[r];
