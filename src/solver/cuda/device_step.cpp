@@ -374,15 +374,18 @@ void UgksSolverDevice::Impl::sweep(double dt) {
         } else if (S.no > 0) {
             dispatch_dist(gas.D, S.store_b, fp32, [&](auto d, auto hb_, auto st) {
                 using St = typename decltype(st)::type;
-                UGKS_TIMED_LAUNCH((*this), "k_stage1", compute,
-                                  k_stage1<St, decltype(d)::value, decltype(hb_)::value>
-                                  <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, dt));
-                if (phys::has_force(gas)) {  // stage 1's body-force source (section 6.7)
-                    UGKS_TIMED_LAUNCH(
-                        (*this), "k_force_source", compute,
-                        k_force_source<St, decltype(d)::value, decltype(hb_)::value>
-                        <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, m + 1, dt));
-                }
+                constexpr int D = decltype(d)::value;
+                constexpr bool HB = decltype(hb_)::value;
+                // with a body force, stage 1 adds its source (section 6.7) before the store: a
+                // separate variant, so that the kernel without a force keeps its registers
+                if (phys::has_force(gas))
+                    UGKS_TIMED_LAUNCH((*this), "k_stage1", compute,
+                                      k_stage1<St, D, HB, true>
+                                      <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, dt));
+                else
+                    UGKS_TIMED_LAUNCH((*this), "k_stage1", compute,
+                                      k_stage1<St, D, HB>
+                                      <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m, dt));
             });
         }
     };
@@ -545,15 +548,16 @@ void UgksSolverDevice::Impl::stage2_and_moments(double dt) {
     if (S.no > 0) {
         dispatch_dist(gas.D, S.store_b, fp32, [&](auto d, auto hb_, auto st) {
             using St = typename decltype(st)::type;
-            if (dt > 0 && phys::has_force(gas)) {  // stage 2's source, state n+1 (section 6.7)
-                UGKS_TIMED_LAUNCH(
-                    (*this), "k_force_source", compute,
-                    k_force_source<St, decltype(d)::value, decltype(hb_)::value>
-                    <<<grid_for(S.nblk * S.no * S.B), kThreads, 0, compute>>>(C, 0, S.nblk, dt));
-            }
-            UGKS_TIMED_LAUNCH((*this), "k_stage2", compute,
-                              k_stage2<St, decltype(d)::value, decltype(hb_)::value>
-                              <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C, dt));
+            constexpr int D = decltype(d)::value;
+            constexpr bool HB = decltype(hb_)::value;
+            if (dt > 0 && phys::has_force(gas))  // stage 2's source, state n+1 (section 6.7)
+                UGKS_TIMED_LAUNCH((*this), "k_stage2", compute,
+                                  k_stage2<St, D, HB, true>
+                                  <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C, dt));
+            else
+                UGKS_TIMED_LAUNCH((*this), "k_stage2", compute,
+                                  k_stage2<St, D, HB>
+                                  <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C, dt));
         });
     }
     allreduce_v(d_mom, 17 * S.no);

@@ -468,9 +468,21 @@ __global__ void __launch_bounds__(kMaxGroup, MINB) k_flux_mf(Ctx C, int m, doubl
     }
 }
 
+/// The body-force source factor of one stage (section 6.7) at owned cell i and velocity u: the
+/// source is sf H for h and sf Bfac H for b (kern::force_factor of the cell's current state over
+/// dt_i / 2), the CPU's stage1_lane / stage2_lane terms.
+template <int D>
+__device__ __forceinline__ double force_source_factor(const Ctx& C, index_t i, const double (&u)[3],
+                                                      double dt) {
+    const phys::EqConst& E = C.cell_eq[i];
+    return kern::force_factor<D>(phys::force_slope(E.U, E.lambda, C.gas.acc),
+                                 0.5 * (C.local_dt ? C.dtc[i] : dt), u);
+}
+
 /// Stage 1 (section 6.3) of block m, in place, per (owned cell, velocity); signed face areas from
-/// the per-cell-face list.
-template <class S, int D, bool HB>
+/// the per-cell-face list. FORCE: with the body-force source (section 6.7) added before the value
+/// is stored (one rounding with fp32 storage, as on the CPU).
+template <class S, int D, bool HB, bool FORCE = false>
 __global__ void k_stage1(Ctx C, int m, double dt) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
@@ -487,45 +499,19 @@ __global__ void k_stage1(Ctx C, int m, double dt) {
     double u[3];
     load_u<D>(C, s, u);
     double hp, bp;
-    phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp, bp);
-    const index_t idx = (static_cast<index_t>(m) * C.nc + i) * B + v;
-    S* h = dist<S>(C.h);
-    h[idx] = static_cast<S>(kern::stage1_value(h[idx], rh, invV, c, hp));
-    if (HB) {
-        S* b = dist<S>(C.b);
-        b[idx] = static_cast<S>(kern::stage1_value(b[idx], rb, invV, c, bp));
-    }
-}
-
-/// The body-force source (section 6.7) of one stage, added in place to the distribution of the
-/// owned cells in blocks m0 <= m < m1 (per (cell, velocity); only launched with a force): f +=
-/// force_factor(a_F of the cell's current state, dt_i / 2) g. After k_stage1 it completes stage 1
-/// (kern::stage1_value with src); before k_stage2, with the state of step n+1, it is the source of
-/// stage 2 (kern::stage2_value with src adds it to f* first): the CPU's values to the bit.
-template <class S, int D, bool HB>
-__global__ void k_force_source(Ctx C, int m0, int m1, double dt) {
-    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    const int B = C.B;
-    const index_t per_block = C.no * B;
-    if (k >= (m1 - m0) * per_block) return;
-    const int m = m0 + static_cast<int>(k / per_block);
-    index_t i;
-    int v;
-    split_cell_vel(k % per_block, B, i, v);
-    const index_t s = static_cast<index_t>(m) * B + v;
-    double u[3];
-    load_u<D>(C, s, u);
-    const phys::EqConst& E = C.cell_eq[i];
     const double H = cell_maxwellian<D>(C, i, s, u);
-    const double sf = kern::force_factor<D>(phys::force_slope(E.U, E.lambda, C.gas.acc),
-                                            0.5 * (C.local_dt ? C.dtc[i] : dt), u);
+    phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, H, hp, bp);
+    const double sf = FORCE ? force_source_factor<D>(C, i, u, dt) : 0.0;
     const index_t idx = (static_cast<index_t>(m) * C.nc + i) * B + v;
     S* h = dist<S>(C.h);
-    h[idx] = static_cast<S>(kern::with_source(h[idx], sf * H));
-    const double Bm = E.Bfac * H;  // phys::shakhov_parts B
+    double hv = kern::stage1_value(h[idx], rh, invV, c, hp);
+    if (FORCE) hv = kern::with_source(hv, sf * H);
+    h[idx] = static_cast<S>(hv);
     if (HB) {
         S* b = dist<S>(C.b);
-        b[idx] = static_cast<S>(kern::with_source(b[idx], sf * Bm));
+        double bv = kern::stage1_value(b[idx], rb, invV, c, bp);
+        if (FORCE) bv = kern::with_source(bv, sf * C.cell_eq[i].Bfac * H);  // phys::shakhov_parts B
+        b[idx] = static_cast<S>(bv);
     }
 }
 
@@ -589,8 +575,9 @@ __global__ void k_scale_dist(Ctx C, double alpha) {
 
 /// Stage 2 (dt > 0) and the 17 raw moments, one thread group per owned cell over every local
 /// block (fixed order: per thread in slot order, then the warp shuffle tree and the warps in
-/// order). Without b (HB false) the four b moments are zero and not accumulated.
-template <class S, int D, bool HB>
+/// order). Without b (HB false) the four b moments are zero and not accumulated. FORCE: the
+/// body-force source of the new state added to f* first (kern::stage2_value with src).
+template <class S, int D, bool HB, bool FORCE = false>
 __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
     constexpr int NM = HB ? 17 : 13;
     __shared__ double s_part[NM * (kMaxGroup / 32)];
@@ -611,8 +598,13 @@ __global__ void __launch_bounds__(kMaxGroup) k_stage2(Ctx C, double dt) {
             double hv = h[v], bv = HB ? static_cast<double>(b[v]) : 0.0;
             if (dt > 0) {
                 double hp, bp;
-                phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, cell_maxwellian<D>(C, i, s, u), hp,
-                                             bp);
+                const double H = cell_maxwellian<D>(C, i, s, u);
+                phys::shakhov_given_H<D, HB>(C.cell_eq[i], u, H, hp, bp);
+                if (FORCE) {
+                    const double sf = force_source_factor<D>(C, i, u, dt);
+                    hv = kern::with_source(hv, sf * H);
+                    if (HB) bv = kern::with_source(bv, sf * C.cell_eq[i].Bfac * H);
+                }
                 hv = kern::stage2_value(hv, c, inv, hp);
                 h[v] = static_cast<S>(hv);
                 if (HB) {
