@@ -92,26 +92,43 @@ nlohmann::json trials_json(const std::vector<Trial>& trials, bool by_block) {
     return j;
 }
 
-std::string trials_text(const std::vector<Trial>& trials, bool by_block, const Trial& best) {
-    std::vector<std::string> parts;
-    for (const Trial& t : trials) {
-        const int v = by_block ? t.B : t.P_v;
-        if (!t.skipped.empty())
-            parts.push_back(fmt::format("{} {}", v, t.skipped));
-        else
-            parts.push_back(fmt::format(
-                "{} {:.4g} s{}", v, t.seconds,
-                &t == &best || (t.B == best.B && t.P_v == best.P_v) ? " (fastest)" : ""));
-    }
-    return fmt::format("{}", fmt::join(parts, ", "));
-}
-
 /// The fastest measured trial (ties: the first), or none.
 const Trial* fastest(const std::vector<Trial>& trials) {
     const Trial* best = nullptr;
     for (const Trial& t : trials)
         if (t.skipped.empty() && (!best || t.seconds < best->seconds)) best = &t;
     return best;
+}
+
+std::string trials_text(const std::vector<Trial>& trials, bool by_block, const Trial* best) {
+    std::vector<std::string> parts;
+    for (const Trial& t : trials) {
+        const int v = by_block ? t.B : t.P_v;
+        if (!t.skipped.empty())
+            parts.push_back(fmt::format("{} {}", v, t.skipped));
+        else
+            parts.push_back(
+                fmt::format("{} {:.4g} s{}", v, t.seconds, &t == best ? " (fastest)" : ""));
+    }
+    return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+/// The fastest of `trials` (by_block: a B_v sweep at fixed P_v, else a P_v sweep at fixed B_v),
+/// logged and recorded in pb.tuning; an InputError naming the key when no candidate ran.
+const Trial& settle(Problem& pb, const std::vector<Trial>& trials, bool by_block) {
+    const std::string key = by_block ? "block_size" : "velocity_ranks";
+    const Trial* best = fastest(trials);
+    if (!best)
+        UGKS_INPUT_ERROR(fmt::format("parallel.{}: auto: no candidate could run ({})", key,
+                                     trials_text(trials, by_block, nullptr)));
+    const int chosen = by_block ? best->B : best->P_v, other = by_block ? best->P_v : best->B;
+    log::info("parallel.{} auto ({} {}): seconds per step for {} = {}; chosen {}", key,
+              by_block ? "P_v" : "B_v", other, by_block ? "B_v" : "P_v",
+              trials_text(trials, by_block, best), chosen);
+    pb.tuning[key] = {{"seconds_per_step", trials_json(trials, by_block)},
+                      {by_block ? "velocity_ranks" : "block_size", other},
+                      {"chosen", chosen}};
+    return *best;
 }
 
 }  // namespace
@@ -136,15 +153,7 @@ void tune_decomposition(Problem& pb) {
             }
             trials.push_back(measure(pb, B, d));
         }
-        const Trial* best = fastest(trials);
-        if (!best)
-            UGKS_INPUT_ERROR("parallel.velocity_ranks: auto: no candidate could run (" +
-                             trials_text(trials, false, trials.front()) + ")");
-        P_v = best->P_v;
-        log::info("parallel.velocity_ranks auto (B_v {}): seconds per step for P_v = {}; chosen {}",
-                  B, trials_text(trials, false, *best), P_v);
-        pb.tuning["velocity_ranks"] = {
-            {"seconds_per_step", trials_json(trials, false)}, {"block_size", B}, {"chosen", P_v}};
+        P_v = settle(pb, trials, false).P_v;
     }
     if (par.block_size_auto) {
         std::vector<Trial> trials;
@@ -159,16 +168,7 @@ void tune_decomposition(Problem& pb) {
             last_blocks = blocks_of(pb, b);
             trials.push_back(measure(pb, b, P_v));
         }
-        const Trial* best = fastest(trials);
-        if (!best)
-            UGKS_INPUT_ERROR("parallel.block_size: auto: no candidate could run (" +
-                             trials_text(trials, true, trials.front()) + ")");
-        B = best->B;
-        log::info("parallel.block_size auto (P_v {}): seconds per step for B_v = {}; chosen {}",
-                  P_v, trials_text(trials, true, *best), B);
-        pb.tuning["block_size"] = {{"seconds_per_step", trials_json(trials, true)},
-                                   {"velocity_ranks", P_v},
-                                   {"chosen", B}};
+        B = settle(pb, trials, true).B;
     }
     redecompose(pb, B, P_v);
     const double spent =
