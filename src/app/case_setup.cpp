@@ -75,8 +75,13 @@ MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, inde
     const double chunk_bytes = 256.0 * 1024 * 1024;  // kCheckpointChunkBytes
     m.io_buffers = 8.0 * nv * nc * nd + 3.0 * std::min(chunk_bytes, 8.0 * nv * nc);
     // The implicit iteration keeps the steady residual of every distribution value and the
-    // increment of the owned ones (the CPU backend's increments live per block: less).
-    if (implicit) m.implicit = 8.0 * nv * nd * (nc + no);
+    // increments of one chunk of velocity blocks (the CUDA backend: all of them up to 256 MiB,
+    // else a sixteenth of the blocks; the CPU backend: one block per thread, less).
+    if (implicit) {
+        const double dh_all = 8.0 * nv * nd * no;
+        m.implicit =
+            8.0 * nv * nd * nc + std::min(dh_all, std::max(256.0 * 1024 * 1024, dh_all / 16));
+    }
     return m;
 }
 

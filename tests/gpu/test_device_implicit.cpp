@@ -12,6 +12,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,15 @@ TEST(DeviceImplicit, ClosedCavityPaddedBlocksPointImplicitMatchesCpu) {
                          "time.implicit.micro_sweeps=1", "time.implicit.cfl=5"}),
         "implicit cavity B_v=7 point-implicit", true);
 }
+TEST(DeviceImplicit, ChunkedMicroRelaxationMatchesCpu) {
+    // the microscopic relaxation chunk by chunk of velocity blocks (2 of the cavity's blocks at a
+    // time, the last chunk shorter), as large cases run it to keep the increments small
+    setenv("UGKS_RELAX_CHUNK", "2", 1);
+    implicit_cpu_vs_device(kCavityCase, with(kImplicit, {"time.steps=8", "parallel.block_size=16"}),
+                           "implicit cavity chunked relaxation", true);
+    unsetenv("UGKS_RELAX_CHUNK");
+}
+
 TEST(DeviceImplicit, ClosedPeriodicChannelMatchesCpu) {
     implicit_cpu_vs_device(
         kPeriodicCase,

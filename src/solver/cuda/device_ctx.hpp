@@ -85,11 +85,12 @@ struct Ctx {
     double *dtc = nullptr, *dtf = nullptr;  ///< per local cell dt_i, per local face dt_f
     // time.steady_method: implicit (docs/steady.md section 7)
     double *res_h = nullptr, *res_b = nullptr;  ///< [block][owned cell][B]: flux residual, then rhs
-    double *dh = nullptr, *db = nullptr;        ///< [block][owned cell][B]: microscopic increment
-    double* dW = nullptr;                       ///< per local cell (ghosts 0): macro increment
-    double *Rm = nullptr, *Qm = nullptr;        ///< per owned cell, 5: Rm and the moments Q
-    double* rf = nullptr;                       ///< per local face: spectral radius r_f
-    double *diag = nullptr, *a0 = nullptr;      ///< per owned cell: macro diagonal, 1/dtau + 1/tau*
+    /// [block of the chunk][owned cell][B]: microscopic increment of the chunk being relaxed
+    double *dh = nullptr, *db = nullptr;
+    double* dW = nullptr;                   ///< per local cell (ghosts 0): macro increment
+    double *Rm = nullptr, *Qm = nullptr;    ///< per owned cell, 5: Rm and the moments Q
+    double* rf = nullptr;                   ///< per local face: spectral radius r_f
+    double *diag = nullptr, *a0 = nullptr;  ///< per owned cell: macro diagonal, 1/dtau + 1/tau*
     // periodic pairs with a pressure jump (SolverStatic::img_*, jump_*)
     const index_t *img_src = nullptr, *img_dst = nullptr;
     const double* img_scale = nullptr;

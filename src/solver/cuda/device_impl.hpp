@@ -80,6 +80,8 @@ struct UgksSolverDevice::Impl {
     // time.steady_method: implicit (docs/steady.md section 7), always the colored ordering
     bool implicit = false;
     DeviceArray<double> d_res_h, d_res_b, d_dh, d_db, d_dW, d_Rm, d_Qm, d_rf, d_diag, d_a0;
+    int relax_chunk =
+        1;  ///< implicit: velocity blocks per microscopic relaxation (d_dh holds them)
     /// implicit, macro_solver gmres: block pattern (macro_pattern), values, Krylov work vectors
     DeviceArray<index_t> d_kr_rp, d_kr_col, d_kr_dg;
     DeviceArray<double> d_kr_val, d_kr_V, d_kr_r, d_kr_w, d_kr_z, d_kr_part;

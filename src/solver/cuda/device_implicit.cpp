@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -177,24 +178,31 @@ void UgksSolverDevice::Impl::micro_relax() {
             constexpr int D = decltype(d)::value;
             constexpr bool HB = decltype(hb_)::value;
             using St = typename decltype(st)::type;
-            UGKS_TIMED_LAUNCH((*this), "k_imp_rhs", compute,
-                              k_imp_rhs<St, D, HB><<<grid_for(nos), kThreads, 0, compute>>>(C));
-            const int ncol = static_cast<int>(color_off.size()) - 1;
-            auto relax = [&](int c) {
-                const index_t n = color_off[c + 1] - color_off[c];
-                if (n == 0) return;
-                UGKS_TIMED_LAUNCH((*this), "k_imp_micro_relax", compute,
-                                  k_imp_micro_relax<HB>
-                                  <<<grid_for(n * S.ns), kThreads, 0, compute>>>(
-                                      C, d_color_cells.data() + color_off[c], n));
-            };
-            for (int p = 0; p < setup.time.micro_sweeps; ++p) {
-                for (int c = 0; c < ncol; ++c) relax(c);
-                for (int c = ncol - 1; c >= 0; --c) relax(c);
+            // chunk by chunk of relax_chunk velocity blocks (the velocities are independent in
+            // the microscopic system; d_dh holds one chunk)
+            for (int m0 = 0; m0 < S.nblk; m0 += relax_chunk) {
+                const int nbc = std::min(relax_chunk, S.nblk - m0);
+                const index_t nsc = static_cast<index_t>(nbc) * S.B;
+                UGKS_TIMED_LAUNCH((*this), "k_imp_rhs", compute,
+                                  k_imp_rhs<St, D, HB>
+                                  <<<grid_for(S.no * nsc), kThreads, 0, compute>>>(C, m0, nbc));
+                const int ncol = static_cast<int>(color_off.size()) - 1;
+                auto relax = [&](int c) {
+                    const index_t n = color_off[c + 1] - color_off[c];
+                    if (n == 0) return;
+                    UGKS_TIMED_LAUNCH((*this), "k_imp_micro_relax", compute,
+                                      k_imp_micro_relax<HB>
+                                      <<<grid_for(n * nsc), kThreads, 0, compute>>>(
+                                          C, d_color_cells.data() + color_off[c], n, m0, nbc));
+                };
+                for (int p = 0; p < setup.time.micro_sweeps; ++p) {
+                    for (int c = 0; c < ncol; ++c) relax(c);
+                    for (int c = ncol - 1; c >= 0; --c) relax(c);
+                }
+                UGKS_TIMED_LAUNCH((*this), "k_imp_finish", compute,
+                                  k_imp_finish<St, HB>
+                                  <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C, m0, nbc));
             }
-            UGKS_TIMED_LAUNCH((*this), "k_imp_finish", compute,
-                              k_imp_finish<St, HB>
-                              <<<static_cast<unsigned>(S.no), group, 0, compute>>>(C));
         });
     } else if (S.no > 0) {
         UGKS_CUDA_CHECK(cudaMemsetAsync(d_Qm.data(), 0, sizeof(double) * 5 * S.no, compute));

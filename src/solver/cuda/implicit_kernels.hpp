@@ -146,13 +146,15 @@ __global__ void k_imp_a0(Ctx C, double icfl) {
 }
 
 /// Implicit: the right-hand side of the microscopic system, res + (f+* - f)/tau* (the Shakhov
-/// equilibrium of W* with q^n), in place of res, and df = 0; per (owned cell, local slot).
+/// equilibrium of W* with q^n), in place of res, and df = 0; per (owned cell, slot) of the chunk
+/// of blocks [m0, m0 + nbc).
 template <class S, int D, bool HB>
-__global__ void k_imp_rhs(Ctx C) {
+__global__ void k_imp_rhs(Ctx C, int m0, int nbc) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    if (k >= C.no * C.ns) return;
-    const index_t i = k / C.ns, s = k % C.ns;
     const int B = C.B;
+    const index_t nsc = static_cast<index_t>(nbc) * B;
+    if (k >= C.no * nsc) return;
+    const index_t i = k / nsc, s = static_cast<index_t>(m0) * B + k % nsc;
     const index_t m = s / B, v = s % B;
     double u[3];
     load_u<D>(C, s, u);
@@ -164,26 +166,30 @@ __global__ void k_imp_rhs(Ctx C) {
     const double sf = kern::force_factor<D>(phys::force_slope(E.U, E.lambda, C.gas.acc), 1.0, u);
     const double it = 1.0 / C.tau[i];
     const index_t idx = (m * C.no + i) * B + v, hidx = (m * C.nc + i) * B + v;
+    const index_t didx = ((m - m0) * C.no + i) * B + v;
     C.res_h[idx] = C.res_h[idx] + it * (H + Hp - dist<S>(C.h)[hidx]) + sf * H;
-    C.dh[idx] = 0.0;
+    C.dh[didx] = 0.0;
     if (HB) {
         C.res_b[idx] = C.res_b[idx] + it * (Bm + Bp - dist<S>(C.b)[hidx]) + sf * Bm;
-        C.db[idx] = 0.0;
+        C.db[didx] = 0.0;
     }
 }
 
 /// Implicit: one Gauss-Seidel relaxation of the microscopic system (first-order upwind transport
-/// + relaxation) for the n cells of one colour, per (cell, local slot) over every local block:
+/// + relaxation) for the n cells of one colour, per (cell, slot) of the chunk of blocks [m0, m0 +
+/// nbc):
 ///   (a0_i + (1/V) sum_f S (u.n)^+) df_i - (1/V) sum_{f, j < no} S (u.n)^- df_j = rhs_i.
 template <bool HB>
-__global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n) {
+__global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n, int m0, int nbc) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    if (k >= n * C.ns) return;
-    const index_t i = cells[k / C.ns], s = k % C.ns;
     const int B = C.B;
+    const index_t nsc = static_cast<index_t>(nbc) * B;
+    if (k >= n * nsc) return;
+    const index_t i = cells[k / nsc], s = static_cast<index_t>(m0) * B + k % nsc;
     const index_t m = s / B, v = s % B;
     const double u0 = C.u[3 * s], u1 = C.u[3 * s + 1], u2 = C.u[3 * s + 2];
-    const index_t base = m * C.no * B + v;
+    const index_t base = (m - m0) * C.no * B + v;  // df of the chunk
+    const index_t rbase = m * C.no * B + v;        // rhs of every block
     double a = 0.0, acc = 0.0, accb = 0.0;
     for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
         const index_t f = C.cf[kk];
@@ -199,33 +205,35 @@ __global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n) {
     }
     const double invV = 1.0 / C.vol[i];
     const double inv = kern::micro_row_inverse(C.a0[i], a, invV);
-    const index_t idx = base + i * B;
-    C.dh[idx] = (C.res_h[idx] + invV * acc) * inv;
-    if (HB) C.db[idx] = (C.res_b[idx] + invV * accb) * inv;
+    const index_t idx = base + i * B, ridx = rbase + i * B;
+    C.dh[idx] = (C.res_h[ridx] + invV * acc) * inv;
+    if (HB) C.db[idx] = (C.res_b[ridx] + invV * accb) * inv;
 }
 
 /// Implicit: f^{n+1} = f^n + df and Q_i, the conserved moments of the microscopic residual with
-/// f^{n+1} (rhs - df/tau*), one thread group per owned cell over every local block (fixed order:
-/// per thread in slot order, then the warp shuffle tree and the warps in order).
+/// f^{n+1} (rhs - df/tau*), one thread group per owned cell over the chunk of blocks [m0, m0 +
+/// nbc) (fixed order: per thread in slot order, then the warp shuffle tree and the warps in order),
+/// added to Q_i of the earlier chunks (m0 = 0: Q_i set).
 template <class S, bool HB>
-__global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C) {
+__global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C, int m0, int nbc) {
     __shared__ double s_part[5 * (kMaxGroup / 32)];
     const index_t i = blockIdx.x;
     const int B = C.B;
     const double it = 1.0 / C.tau[i];
     double Q[5] = {0, 0, 0, 0, 0};
-    for (int m = 0; m < C.nblk; ++m) {
-        const index_t o = (static_cast<index_t>(m) * C.no + i) * B;
+    for (int m = m0; m < m0 + nbc; ++m) {
+        const index_t o = (static_cast<index_t>(m) * C.no + i) * B;        // rhs
+        const index_t od = (static_cast<index_t>(m - m0) * C.no + i) * B;  // df of the chunk
         S* h = dist<S>(C.h) + (static_cast<index_t>(m) * C.nc + i) * B;
         S* b = HB ? dist<S>(C.b) + (static_cast<index_t>(m) * C.nc + i) * B : nullptr;
         for (int v = threadIdx.x; v < B; v += blockDim.x) {
             const index_t s = static_cast<index_t>(m) * B + v;
-            const double dhv = C.dh[o + v];
+            const double dhv = C.dh[od + v];
             h[v] = static_cast<S>(h[v] + dhv);
             const double rh = C.res_h[o + v] - it * dhv;
             double rb = 0.0;
             if (HB) {
-                const double dbv = C.db[o + v];
+                const double dbv = C.db[od + v];
                 b[v] = static_cast<S>(b[v] + dbv);
                 rb = C.res_b[o + v] - it * dbv;
             }
@@ -235,7 +243,7 @@ __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C) {
     double tot[5];
     warp_group_reduce<5>(Q, s_part, tot);
     if (threadIdx.x == 0)
-        for (int e = 0; e < 5; ++e) C.Qm[5 * i + e] = tot[e];
+        for (int e = 0; e < 5; ++e) C.Qm[5 * i + e] = m0 == 0 ? tot[e] : C.Qm[5 * i + e] + tot[e];
 }
 
 /// Implicit: the moment-consistency correction W += theta tau* (Rm - Q) per owned cell (theta:

@@ -211,11 +211,14 @@ void UgksSolverDevice::Impl::setup_all() {
                      "the CUDA backend runs the implicit iteration with the colored ordering only");
         const index_t nos = std::max<index_t>(1, no * ns);
         d_res_h = alloc<double>("implicit:res_h", nos);
-        d_dh = alloc<double>("implicit:dh", nos);
-        if (S.store_b) {
-            d_res_b = alloc<double>("implicit:res_b", nos);
-            d_db = alloc<double>("implicit:db", nos);
-        }
+        if (S.store_b) d_res_b = alloc<double>("implicit:res_b", nos);
+        // The increments df of one chunk of velocity blocks at a time (micro_relax): every block
+        // when they take at most 256 MiB, else a sixteenth of the blocks (the implicit arrays then
+        // stay within the explicit footprint once more: docs/steady.md section 7.5)
+        const double all_bytes = 8.0 * (S.store_b ? 2 : 1) * static_cast<double>(no) * ns;
+        relax_chunk = all_bytes <= 256.0 * 1024 * 1024 ? S.nblk : std::max(1, (S.nblk + 15) / 16);
+        if (const char* e = std::getenv("UGKS_RELAX_CHUNK"))  // tests: force the chunking
+            relax_chunk = std::min(std::max(1, std::atoi(e)), std::max(1, S.nblk));
         d_dW = alloc<double>("implicit:dW", 5 * std::max<index_t>(1, nc));
         d_Rm = alloc<double>("implicit:Rm", 5 * std::max<index_t>(1, no));
         d_Qm = alloc<double>("implicit:Q", 5 * std::max<index_t>(1, no));
@@ -248,6 +251,11 @@ void UgksSolverDevice::Impl::setup_all() {
     halo_f = DeviceHalo(layout.comm_x, local.halo, fb * B, "halo_f", halo_mode, &nccl_x);
     halo_g = DeviceHalo(layout.comm_x, local.halo, std::max(15, 3 * fb * B), "halo_g", halo_mode,
                         &nccl_x);
+    if (implicit) {
+        const index_t nod = std::max<index_t>(1, no * relax_chunk * B);
+        d_dh = alloc<double>("work:implicit:dh", nod);
+        if (S.store_b) d_db = alloc<double>("work:implicit:db", nod);
+    }
     bytes_work = memory_tally().current - tally1;
     halo_f.set_timers(&et);
     halo_g.set_timers(&et);
