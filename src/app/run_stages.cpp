@@ -240,16 +240,28 @@ void log_estimates(const Problem& pb, const Resources& res) {
 /// together) against the host's memory. GPU builds: the solver's arrays per rank against its
 /// device's memory, and the meshes and checkpoint buffers per node against the host's memory. The
 /// smallest memory of any rank decides.
+/// The memory the estimate needs and the memory it is checked against (smallest of any rank; 0:
+/// unknown). GPU builds: the solver's arrays per rank against the device; CPU builds: everything
+/// of all ranks of a node against the host. Collective.
+struct MemoryNeed {
+    double need = 0, avail = 0;
+};
+MemoryNeed memory_need(const Problem& pb, const Resources& res) {
+    const MPI_Comm world = MPI_COMM_WORLD, node = pb.layout.comm_node;
+    constexpr bool gpu = device::capabilities().gpu;
+    MemoryNeed m;
+    m.avail = allreduce(static_cast<double>(res.available), MPI_MIN, world);
+    m.need = gpu ? allreduce(res.mem.device_part(), MPI_MAX, world)
+                 : allreduce(allreduce(res.mem.total(), MPI_SUM, node), MPI_MAX, world);
+    return m;
+}
+
 void refuse_oversize(const Problem& pb, const Resources& res) {
     const MPI_Comm world = MPI_COMM_WORLD, node = pb.layout.comm_node;
     const MemoryEstimate& mem = res.mem;
     const double limit = res.memory_override;
-    const double avail = allreduce(static_cast<double>(res.available), MPI_MIN, world);
-    // GPU builds: the solver's arrays per rank against the device; CPU builds: everything of all
-    // ranks of a node against the host.
+    const auto [need, avail] = memory_need(pb, res);
     constexpr bool gpu = device::capabilities().gpu;
-    const double need = gpu ? allreduce(mem.device_part(), MPI_MAX, world)
-                            : allreduce(allreduce(mem.total(), MPI_SUM, node), MPI_MAX, world);
     const char* scope = gpu ? "per rank (device arrays)" : "per node (all ranks of a node)";
     if (gpu) {
         const double host_node =
@@ -355,13 +367,8 @@ Problem build_problem(Config cfg) {
 }
 
 bool fits_memory(const Problem& pb) {
-    const Resources res = estimate_resources(pb);
-    const MPI_Comm world = MPI_COMM_WORLD, node = pb.layout.comm_node;
-    const double avail = allreduce(static_cast<double>(res.available), MPI_MIN, world);
-    constexpr bool gpu = device::capabilities().gpu;
-    const double need = gpu ? allreduce(res.mem.device_part(), MPI_MAX, world)
-                            : allreduce(allreduce(res.mem.total(), MPI_SUM, node), MPI_MAX, world);
-    return avail <= 0 || need <= avail;
+    const MemoryNeed m = memory_need(pb, estimate_resources(pb));
+    return m.avail <= 0 || m.need <= m.avail;
 }
 
 void redecompose(Problem& pb, int block_size, int velocity_ranks) {
