@@ -111,8 +111,10 @@ void UgksSolver::micro_relax() {
     std::vector<double> a0(m_s.no);  // 1/dtau + 1/tau*
     for (index_t i = 0; i < m_s.no; ++i) a0[i] = 1.0 / implicit_dtau(i) + 1.0 / m_tau[i];
     const int pairs = m_setup.time.micro_sweeps;
-    // per block and owned cell: conserved moments of the microscopic residual after the update
-    std::vector<double> Qb(static_cast<std::size_t>(m_s.nblk) * m_s.no * 5, 0.0);
+    // per block and owned cell (kern::kQm values): conserved moments of the microscopic residual
+    // after the update and of f^{n+1}
+    constexpr int NQ = kern::kQm;
+    std::vector<double> Qb(static_cast<std::size_t>(m_s.nblk) * m_s.no * NQ, 0.0);
     // Per-thread work arrays of one block (rhs_h, rhs_b: no x B; dh, db: nc x B), allocated at the
     // first iteration and kept: allocating them per block and iteration made glibc map and unmap
     // them every time (docs/performance.md, implicit CPU workspace).
@@ -171,9 +173,9 @@ void UgksSolver::micro_relax() {
             m_h.store(base, nob, h);
             if (b) m_b.store(base, nob, b);
         }
-        // moments of rhs - df/tau: the residual with f^{n+1}
+        // moments of rhs - df/tau (the residual with f^{n+1}) and of f^{n+1}
         for (index_t i = 0; i < m_s.no; ++i) {
-            double q[5] = {0, 0, 0, 0, 0};
+            double q[5] = {0, 0, 0, 0, 0}, mf[5] = {0, 0, 0, 0, 0};
             const double it = 1.0 / m_tau[i];
             for (int v = 0; v < B; ++v) {
                 const std::size_t k = static_cast<std::size_t>(i) * B + v;
@@ -181,15 +183,19 @@ void UgksSolver::micro_relax() {
                 const double rb = b ? rhs_b[k] - it * db[k] : 0.0;
                 const double u[3] = {V.ux[v], V.uy[v], V.uz[v]};
                 kern::add_conserved_moments(V.w[v], u, rh, rb, q);
+                kern::add_conserved_moments(V.w[v], u, h[k], b ? b[k] : 0.0, mf);
             }
-            for (int e = 0; e < 5; ++e)
-                Qb[(static_cast<std::size_t>(m) * m_s.no + i) * 5 + e] = q[e];
+            double* o = &Qb[(static_cast<std::size_t>(m) * m_s.no + i) * NQ];
+            for (int e = 0; e < 5; ++e) {
+                o[e] = q[e];
+                o[5 + e] = mf[e];
+            }
         }
     }
-    m_Qm.assign(5 * static_cast<std::size_t>(m_s.no), 0.0);
+    m_Qm.assign(NQ * static_cast<std::size_t>(m_s.no), 0.0);
     for (int m = 0; m < m_s.nblk; ++m)  // fixed block order: deterministic sums
         for (std::size_t k = 0; k < m_Qm.size(); ++k)
-            m_Qm[k] += Qb[static_cast<std::size_t>(m) * m_s.no * 5 + k];
+            m_Qm[k] += Qb[static_cast<std::size_t>(m) * m_s.no * NQ + k];
 }
 
 void UgksSolver::sum_micro_moments() {
@@ -198,9 +204,36 @@ void UgksSolver::sum_micro_moments() {
                   m_layout.comm_v);
 }
 
-void UgksSolver::moment_correction() {
+void UgksSolver::rescale_mass_f() {
+    // Closed domain: scale f^{n+1} so that the total mass of the microscopic residual is zero
+    // (docs/steady.md section 7.4b). Neither the lagged diffuse walls nor the transport sweeps
+    // keep f's mass; in a closed domain only the collision term ties it to W's, so without this the
+    // difference relaxed at the collision rate (1 - c/Kn per iteration at large Kn).
+    constexpr int NQ = kern::kQm;
+    double s[2] = {0.0, 0.0};
     for (index_t i = 0; i < m_s.no; ++i)
-        kern::moment_correction(m_tau[i], &m_Rm[5 * i], &m_Qm[5 * i], 2.0 / m_gas.N, &m_W[5 * i]);
+        kern::add_mass_residual(m_mesh.cell_volume[i], m_tau[i], &m_Qm[NQ * i], s);
+    {
+        ScopedTimer t("mpi_reduction");
+        MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
+        MPI_Bcast(s, 2, MPI_DOUBLE, 0, m_layout.comm_v);  // the same bits on every velocity rank
+    }
+    const double alpha = kern::mass_residual_factor(s);
+    for (index_t i = 0; i < m_s.no; ++i) kern::scale_micro_moments(alpha, m_tau[i], &m_Qm[NQ * i]);
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < m_s.no; ++i)
+        for (int m = 0; m < m_s.nblk; ++m) {
+            const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * m_s.B;
+            for (int v = 0; v < m_s.B; ++v) m_h.set(k + v, m_h.get(k + v) * alpha);
+            if (m_s.store_b)
+                for (int v = 0; v < m_s.B; ++v) m_b.set(k + v, m_b.get(k + v) * alpha);
+        }
+}
+
+void UgksSolver::moment_correction() {
+    constexpr int NQ = kern::kQm;
+    for (index_t i = 0; i < m_s.no; ++i)
+        kern::moment_correction(m_tau[i], &m_Rm[5 * i], &m_Qm[NQ * i], 2.0 / m_gas.N, &m_W[5 * i]);
 }
 
 void UgksSolver::rescale_mass_W() {

@@ -17,6 +17,8 @@
 ///   void micro_relax()               implicit: f += df for every local velocity and the conserved
 ///                                    moments Q of the new microscopic residual (local velocities)
 ///   void sum_micro_moments()         implicit: Q summed over the velocity ranks
+///   void rescale_mass_f()            implicit, closed domain: f^{n+1} scaled so that the total
+///                                    mass of the microscopic residual is zero (Q updated)
 ///   void moment_correction()         implicit: W += theta tau (Rm - Q) (kern::moment_correction)
 ///   bool closed_domain() const       no far-field, inflow or outflow face anywhere
 ///   void rescale_mass_W()            closed domain: W back to the mass before the step
@@ -35,6 +37,7 @@ void run_implicit_micro(B& b) {
     b.cell_states();
     b.micro_relax();
     b.sum_micro_moments();
+    if (b.closed_domain()) b.rescale_mass_f();
     b.moment_correction();
     if (b.closed_domain()) b.rescale_mass_W();
     b.cell_states();

@@ -106,6 +106,7 @@ private:
     /// the conserved moments of the new residual into m_Qm (blocks summed in a fixed order).
     void micro_relax();
     void sum_micro_moments();  ///< m_Qm summed over comm_v
+    void rescale_mass_f();     ///< closed domain: f^{n+1} scaled to a zero total mass residual
     void moment_correction();  ///< W += theta tau (Rm - Q) per owned cell
     void rescale_mass_W();     ///< W scaled back to the mass of m_Wold (closed domain)
 
@@ -193,7 +194,7 @@ private:
     std::vector<index_t> m_order;     ///< implicit: owned cells in sweep order
     implicit::BlockCsr5 m_macro_csr;  ///< implicit, macro_solver gmres: the macroscopic matrix
     std::vector<double> m_Rm;  ///< implicit: steady macroscopic residual rate of the step (5/cell)
-    std::vector<double> m_Qm;  ///< implicit: moments of the new microscopic residual (5/cell)
+    std::vector<double> m_Qm;  ///< implicit: moments of the new residual and f (kern::kQm/cell)
     std::vector<double> m_res_h,
         m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
     std::vector<std::vector<double>> m_relax_ws;  ///< implicit: per OpenMP thread, micro_relax

@@ -88,7 +88,7 @@ struct Ctx {
     /// [block of the chunk][owned cell][B]: microscopic increment of the chunk being relaxed
     double *dh = nullptr, *db = nullptr;
     double* dW = nullptr;                   ///< per local cell (ghosts 0): macro increment
-    double *Rm = nullptr, *Qm = nullptr;    ///< per owned cell, 5: Rm and the moments Q
+    double *Rm = nullptr, *Qm = nullptr;    ///< per owned cell: Rm (5), Q and m(f) (kern::kQm)
     double* rf = nullptr;                   ///< per local face: spectral radius r_f
     double *diag = nullptr, *a0 = nullptr;  ///< per owned cell: macro diagonal, 1/dtau + 1/tau*
     // periodic pairs with a pressure jump (SolverStatic::img_*, jump_*)

@@ -175,9 +175,12 @@ struct UgksSolverDevice::Impl {
         time += dt;
     }
     /// Implicit: a0, the rhs res + (f+* - f)/tau*, micro_sweeps SGS pairs over the colours for
-    /// every local velocity at once, f += df and the moments of the new residual into d_Qm.
+    /// every local velocity at once, f += df and the moments of the new residual and of f into
+    /// d_Qm (kern::kQm per cell).
     void micro_relax();
-    void sum_micro_moments() { allreduce_v(d_Qm, 5 * S.no); }
+    void sum_micro_moments() { allreduce_v(d_Qm, kern::kQm * S.no); }
+    /// Closed domain: f^{n+1} scaled to a zero total mass residual (UgksSolver::rescale_mass_f).
+    void rescale_mass_f();
     void moment_correction();  ///< k_imp_correct (kern::moment_correction)
     void rescale_mass_W() { mass_rescale(false); }
 

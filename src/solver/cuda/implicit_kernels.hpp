@@ -210,17 +210,19 @@ __global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n, int m0
     if (HB) C.db[idx] = (C.res_b[ridx] + invV * accb) * inv;
 }
 
-/// Implicit: f^{n+1} = f^n + df and Q_i, the conserved moments of the microscopic residual with
-/// f^{n+1} (rhs - df/tau*), one thread group per owned cell over the chunk of blocks [m0, m0 +
-/// nbc) (fixed order: per thread in slot order, then the warp shuffle tree and the warps in order),
-/// added to Q_i of the earlier chunks (m0 = 0: Q_i set).
+/// Implicit: f^{n+1} = f^n + df, Q_i, the conserved moments of the microscopic residual with
+/// f^{n+1} (rhs - df/tau*), and the conserved moments of f^{n+1} (before rounding to the storage
+/// type, as the CPU backend), kern::kQm values, one thread group per owned cell over the chunk of
+/// blocks [m0, m0 + nbc) (fixed order: per thread in slot order, then the warp shuffle tree and
+/// the warps in order), added to those of the earlier chunks (m0 = 0: set).
 template <class S, bool HB>
 __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C, int m0, int nbc) {
-    __shared__ double s_part[5 * (kMaxGroup / 32)];
+    constexpr int NQ = kern::kQm;
+    __shared__ double s_part[NQ * (kMaxGroup / 32)];
     const index_t i = blockIdx.x;
     const int B = C.B;
     const double it = 1.0 / C.tau[i];
-    double Q[5] = {0, 0, 0, 0, 0};
+    double Q[NQ] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int m = m0; m < m0 + nbc; ++m) {
         const index_t o = (static_cast<index_t>(m) * C.no + i) * B;        // rhs
         const index_t od = (static_cast<index_t>(m - m0) * C.no + i) * B;  // df of the chunk
@@ -229,21 +231,49 @@ __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C, int m0, int nbc
         for (int v = threadIdx.x; v < B; v += blockDim.x) {
             const index_t s = static_cast<index_t>(m) * B + v;
             const double dhv = C.dh[od + v];
-            h[v] = static_cast<S>(h[v] + dhv);
+            const double hn = h[v] + dhv;
+            h[v] = static_cast<S>(hn);
             const double rh = C.res_h[o + v] - it * dhv;
-            double rb = 0.0;
+            double rb = 0.0, bn = 0.0;
             if (HB) {
                 const double dbv = C.db[od + v];
-                b[v] = static_cast<S>(b[v] + dbv);
+                bn = b[v] + dbv;
+                b[v] = static_cast<S>(bn);
                 rb = C.res_b[o + v] - it * dbv;
             }
-            kern::add_conserved_moments(C.w[s], &C.u[3 * s], rh, rb, Q);
+            double q[5] = {0, 0, 0, 0, 0}, mf[5] = {0, 0, 0, 0, 0};
+            kern::add_conserved_moments(C.w[s], &C.u[3 * s], rh, rb, q);
+            kern::add_conserved_moments(C.w[s], &C.u[3 * s], hn, bn, mf);
+            for (int e = 0; e < 5; ++e) {
+                Q[e] += q[e];
+                Q[5 + e] += mf[e];
+            }
         }
     }
-    double tot[5];
-    warp_group_reduce<5>(Q, s_part, tot);
+    double tot[NQ];
+    warp_group_reduce<NQ>(Q, s_part, tot);
     if (threadIdx.x == 0)
-        for (int e = 0; e < 5; ++e) C.Qm[5 * i + e] = m0 == 0 ? tot[e] : C.Qm[5 * i + e] + tot[e];
+        for (int e = 0; e < NQ; ++e)
+            C.Qm[NQ * i + e] = m0 == 0 ? tot[e] : C.Qm[NQ * i + e] + tot[e];
+}
+
+/// Implicit, closed domain: per owned cell, V rho(r) and V rho(f^{n+1}) / tau
+/// (kern::add_mass_residual) into parts[2 i], parts[2 i + 1].
+__global__ void k_imp_mass_parts(Ctx C, double* parts) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double s[2] = {0.0, 0.0};
+    kern::add_mass_residual(C.vol[i], C.tau[i], &C.Qm[kern::kQm * i], s);
+    parts[2 * i] = s[0];
+    parts[2 * i + 1] = s[1];
+}
+
+/// Implicit, closed domain: the moments of one owned cell after f^{n+1} was scaled by alpha
+/// (kern::scale_micro_moments).
+__global__ void k_imp_scale_q(Ctx C, double alpha) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    kern::scale_micro_moments(alpha, C.tau[i], &C.Qm[kern::kQm * i]);
 }
 
 /// Implicit: the moment-consistency correction W += theta tau* (Rm - Q) per owned cell (theta:
@@ -251,7 +281,8 @@ __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C, int m0, int nbc
 __global__ void k_imp_correct(Ctx C) {
     const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (i >= C.no) return;
-    kern::moment_correction(C.tau[i], &C.Rm[5 * i], &C.Qm[5 * i], 2.0 / C.gas.N, &C.W[5 * i]);
+    kern::moment_correction(C.tau[i], &C.Rm[5 * i], &C.Qm[kern::kQm * i], 2.0 / C.gas.N,
+                            &C.W[5 * i]);
 }
 
 }  // namespace

@@ -221,7 +221,7 @@ void UgksSolverDevice::Impl::setup_all() {
             relax_chunk = std::min(std::max(1, std::atoi(e)), std::max(1, S.nblk));
         d_dW = alloc<double>("implicit:dW", 5 * std::max<index_t>(1, nc));
         d_Rm = alloc<double>("implicit:Rm", 5 * std::max<index_t>(1, no));
-        d_Qm = alloc<double>("implicit:Q", 5 * std::max<index_t>(1, no));
+        d_Qm = alloc<double>("implicit:Q", kern::kQm * std::max<index_t>(1, no));
         d_rf = alloc<double>("implicit:rf", std::max<index_t>(1, nf));
         d_diag = alloc<double>("implicit:diag", std::max<index_t>(1, no));
         d_a0 = alloc<double>("implicit:a0", std::max<index_t>(1, no));

@@ -146,6 +146,38 @@ UGKS_HOST_DEVICE inline void bcsr_row_relax(index_t i, const index_t* rp, const 
     implicit::solve5(val + 25 * dg[i], r, x + 5 * i);
 }
 
+/// Values per owned cell of the microscopic moments of an implicit iteration: [0, 5) the conserved
+/// moments Q of the microscopic residual with f^{n+1}, [5, 10) the conserved moments of f^{n+1}.
+constexpr int kQm = 10;
+
+/// Closed-domain mass balance of the microscopic update (docs/steady.md section 7.4b): adds
+/// V rho(r) and V rho(f^{n+1}) / tau of one cell (r the microscopic residual with f^{n+1}) to
+/// s[0], s[1].
+UGKS_HOST_DEVICE inline void add_mass_residual(double vol, double tau, const double* Qm,
+                                               double (&s)[2]) {
+    s[0] += vol * Qm[0];
+    s[1] += vol * Qm[5] / tau;
+}
+
+/// The factor alpha for which the microscopic residual of alpha f^{n+1} has zero total mass:
+/// r(alpha f) = r(f) - (alpha - 1) f / tau, so alpha = 1 + s[0] / s[1] (the sums of
+/// add_mass_residual over the domain); 1 when no cell collides (s[1] = 0: scaling changes no
+/// residual), kept within [1/2, 2] (far from the fixed point only: there alpha = 1 exactly).
+UGKS_HOST_DEVICE inline double mass_residual_factor(const double (&s)[2]) {
+    if (!(s[1] > 0.0)) return 1.0;
+    const double a = 1.0 + s[0] / s[1];
+    return a < 0.5 ? 0.5 : a > 2.0 ? 2.0 : a;
+}
+
+/// The microscopic moments of one cell after f^{n+1} was scaled by alpha: the residual's moments
+/// lose (alpha - 1) m(f^{n+1}) / tau, the moments of f scale.
+UGKS_HOST_DEVICE inline void scale_micro_moments(double alpha, double tau, double* Qm) {
+    for (int e = 0; e < 5; ++e) {
+        Qm[e] -= (alpha - 1.0) * Qm[5 + e] / tau;
+        Qm[5 + e] *= alpha;
+    }
+}
+
 /// Moment-consistency correction of owned cell i (docs/steady.md section 7.4): W += theta tau (Rm
 /// - Q), Q the conserved moments of the microscopic residual with f^{n+1}, theta the positivity
 /// fraction (rho and p keep at least half their values). Zero exactly when both residuals are, so
