@@ -172,11 +172,27 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
             cfg.check_range("time.implicit.cfl", s.time.implicit_cfl, 1e-3, 1e12);
             s.time.macro_sweeps = cfg.get_or<int>("time.implicit.macro_sweeps", 2);
             cfg.check_range("time.implicit.macro_sweeps", s.time.macro_sweeps, 0, 1000);
-            s.time.micro_sweeps = cfg.get_or<int>("time.implicit.micro_sweeps", 2);
+            // The CUDA backend relaxes a colour's cells in parallel: only the colored ordering
+            // (docs/steady.md section 7.5); natural is the CPU backend's sequential sweep.
+            constexpr bool gpu = device::capabilities().gpu;
+            s.time.implicit_ordering = cfg.get_enum_or(
+                "time.implicit.ordering", {"natural", "colored"}, gpu ? "colored" : "natural");
+            if (gpu && s.time.implicit_ordering == "natural")
+                cfg.fail("time.implicit.ordering",
+                         "'natural' (a sequential sweep) is implemented on the CPU backend only "
+                         "(UGKS_BACKEND=cpu); the CUDA backend runs 'colored'");
+            // a colored sweep carries information one colour at a time: twice the pairs
+            // (docs/steady.md section 7.5, defaults measured in section 7.11)
+            const bool colored = s.time.implicit_ordering == "colored";
+            s.time.micro_sweeps = cfg.get_or<int>("time.implicit.micro_sweeps", colored ? 8 : 4);
             cfg.check_range("time.implicit.micro_sweeps", s.time.micro_sweeps, 1, 1000);
             s.time.macro_solver =
-                cfg.get_enum_or("time.implicit.macro_solver", {"sgs", "gmres"}, "sgs");
-            if (s.time.macro_solver == "gmres") {
+                cfg.get_enum_or("time.implicit.macro_solver", {"sgs", "gmres"}, "gmres");
+            const bool gmres = s.time.macro_solver == "gmres";
+            s.time.viscous_bound =
+                cfg.get_or<double>("time.implicit.viscous_bound", gmres ? 5.0 : 1.0);
+            cfg.check_range("time.implicit.viscous_bound", s.time.viscous_bound, 1e-6, 1e300);
+            if (gmres) {
                 s.time.gmres_restart = cfg.get_or<int>("time.implicit.gmres_restart", 30);
                 cfg.check_range("time.implicit.gmres_restart", s.time.gmres_restart, 1, 1000);
                 s.time.gmres_max_iterations =
@@ -193,15 +209,6 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
                     not_applicable(cfg, k, "time.implicit.macro_solver",
                                    "applies only to time.implicit.macro_solver: gmres");
             }
-            // The CUDA backend relaxes a colour's cells in parallel: only the colored ordering
-            // (docs/steady.md section 7.5); natural is the CPU backend's sequential sweep.
-            constexpr bool gpu = device::capabilities().gpu;
-            s.time.implicit_ordering = cfg.get_enum_or(
-                "time.implicit.ordering", {"natural", "colored"}, gpu ? "colored" : "natural");
-            if (gpu && s.time.implicit_ordering == "natural")
-                cfg.fail("time.implicit.ordering",
-                         "'natural' (a sequential sweep) is implemented on the CPU backend only "
-                         "(UGKS_BACKEND=cpu); the CUDA backend runs 'colored'");
         }
     }
     if (!s.time.implicit())

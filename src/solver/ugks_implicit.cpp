@@ -42,17 +42,17 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
     //       = R_i - (1/2V_i) sum_{f interior} S_f (dF_j.n - r_f dW_j),
     //   R_i = Rm_i = -(1/V_i) sum_f sigma S_f F_f / dt_f (the steady residual rate),
     //   dF_j = F(W_j + dW_j) - F(W_j) (Euler flux), r_f = |U.n| + c + 2 nu_f (gamma/Pr) / d_f,
-    // nu_f = RT min(tau, dt_f): the viscous rate of the UGKS flux, bounded by free transport
-    // over the flux step (docs/steady.md section 7.2). Boundary faces and other ranks' cells
-    // contribute no increment.
+    // nu_f = RT min(tau, K dt_f): the viscous rate of the UGKS flux, bounded by free transport
+    // over K flux steps (K = time.implicit.viscous_bound, docs/steady.md section 7.2). Boundary
+    // faces and other ranks' cells contribute no increment.
     const double gamma = (m_gas.N + 2.0) / m_gas.N;
     std::vector<double> rf(m_s.nf, 0.0);
     for (index_t f = 0; f < m_s.nf; ++f) {
         const index_t L = m_mesh.face_owner[f], R = m_mesh.face_neighbour[f];
         rf[f] = kern::spectral_radius(m_prim[L], m_tau[L], m_prim[R >= 0 ? R : L],
                                       m_tau[R >= 0 ? R : L], R >= 0, &m_s.normal[3 * f],
-                                      &m_s.face_dxL[3 * f], &m_s.face_dxR[3 * f], m_dtf[f], m_gas.N,
-                                      m_gas.Pr);
+                                      &m_s.face_dxL[3 * f], &m_s.face_dxR[3 * f], m_dtf[f],
+                                      m_setup.time.viscous_bound, m_gas.N, m_gas.Pr);
     }
     std::vector<double> diag(m_s.no);
     for (index_t i = 0; i < m_s.no; ++i)

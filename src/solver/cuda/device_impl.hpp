@@ -14,6 +14,7 @@
 #include "ugks/device/cuda/nccl.hpp"
 #include "ugks/device/cuda/stream_timers.hpp"
 #include "ugks/parallel/device_halo.hpp"
+#include "ugks/solver/kernels/implicit.hpp"
 #include "ugks/solver/solver_static.hpp"
 #include "ugks/solver/ugks_solver_device.hpp"
 

@@ -54,8 +54,9 @@ void UgksSolverDevice::Impl::implicit_macro() {
     UGKS_TIMED_LAUNCH((*this), "k_imp_rm", compute,
                       k_imp_rm<<<grid_for(S.no), kThreads, 0, compute>>>(C));
     if (S.nf > 0) {
-        UGKS_TIMED_LAUNCH((*this), "k_imp_rf", compute,
-                          k_imp_rf<<<grid_for(S.nf), kThreads, 0, compute>>>(C));
+        UGKS_TIMED_LAUNCH(
+            (*this), "k_imp_rf", compute,
+            k_imp_rf<<<grid_for(S.nf), kThreads, 0, compute>>>(C, setup.time.viscous_bound));
     }
     UGKS_TIMED_LAUNCH(
         (*this), "k_imp_diag", compute,
@@ -207,39 +208,6 @@ void UgksSolverDevice::Impl::micro_relax() {
     } else if (S.no > 0) {
         UGKS_CUDA_CHECK(
             cudaMemsetAsync(d_Qm.data(), 0, sizeof(double) * kern::kQm * S.no, compute));
-    }
-}
-
-void UgksSolverDevice::Impl::rescale_mass_f() {
-    // UgksSolver::rescale_mass_f: the two sums in a fixed order on the device, over comm_x, the
-    // same bits on every velocity rank; then f^{n+1} (h, b of the owned cells) and Q scaled.
-    double s[2] = {0.0, 0.0};
-    if (S.no > 0) {
-        UGKS_TIMED_LAUNCH(
-            (*this), "k_imp_mass_parts", compute,
-            k_imp_mass_parts<<<grid_for(S.no), kThreads, 0, compute>>>(C, d_mass_parts.data()));
-        UGKS_TIMED_LAUNCH((*this), "k_reduce_cols", compute,
-                          k_reduce_cols<<<1, kThreads, 0, compute>>>(d_mass_parts.data(), S.no, 2,
-                                                                     0, d_red.data() + 10));
-        UGKS_CUDA_CHECK(
-            cudaMemcpyAsync(s, d_red.data() + 10, sizeof(s), cudaMemcpyDeviceToHost, compute));
-        sync(compute, "mass of the microscopic residual");
-    }
-    {
-        ScopedTimer t("mpi_reduction");
-        MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, layout.comm_x);
-        MPI_Bcast(s, 2, MPI_DOUBLE, 0, layout.comm_v);
-    }
-    const double alpha = kern::mass_residual_factor(s);
-    if (S.no > 0)
-        UGKS_TIMED_LAUNCH((*this), "k_imp_scale_q", compute,
-                          k_imp_scale_q<<<grid_for(S.no), kThreads, 0, compute>>>(C, alpha));
-    if (S.no * S.ns > 0) {
-        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
-            UGKS_TIMED_LAUNCH((*this), "k_scale_dist", compute,
-                              k_scale_dist<typename decltype(st)::type>
-                              <<<grid_for(S.no * S.ns), kThreads, 0, compute>>>(C, alpha));
-        });
     }
 }
 

@@ -29,15 +29,16 @@ __global__ void k_imp_rm(Ctx C) {
 }
 
 /// Implicit: the face's spectral radius r_f = max |U.n| + c + 2 nu_f (gamma/Pr) / d_f, nu_f = RT
-/// min(tau, dt_f) (max over the two cells), per local face (prims of step n).
-__global__ void k_imp_rf(Ctx C) {
+/// min(tau, K dt_f) (K = time.implicit.viscous_bound; max over the two cells), per local face
+/// (prims of step n).
+__global__ void k_imp_rf(Ctx C, double K) {
     const index_t f = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     if (f >= C.nf) return;
     const index_t L = C.owner[f], R = C.neigh[f];
     const index_t Rs = R >= 0 ? R : L;
     C.rf[f] =
         kern::spectral_radius(C.prim[L], C.tau[L], C.prim[Rs], C.tau[Rs], R >= 0, &C.normal[3 * f],
-                              &C.dxL[3 * f], &C.dxR[3 * f], C.dtf[f], C.gas.N, C.gas.Pr);
+                              &C.dxL[3 * f], &C.dxR[3 * f], C.dtf[f], K, C.gas.N, C.gas.Pr);
 }
 
 /// Implicit: the diagonal 1/dtau_i + (1/2V_i) sum_f S_f r_f of the macroscopic system, per owned
@@ -255,25 +256,6 @@ __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C, int m0, int nbc
     if (threadIdx.x == 0)
         for (int e = 0; e < NQ; ++e)
             C.Qm[NQ * i + e] = m0 == 0 ? tot[e] : C.Qm[NQ * i + e] + tot[e];
-}
-
-/// Implicit, closed domain: per owned cell, V rho(r) and V rho(f^{n+1}) / tau
-/// (kern::add_mass_residual) into parts[2 i], parts[2 i + 1].
-__global__ void k_imp_mass_parts(Ctx C, double* parts) {
-    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    if (i >= C.no) return;
-    double s[2] = {0.0, 0.0};
-    kern::add_mass_residual(C.vol[i], C.tau[i], &C.Qm[kern::kQm * i], s);
-    parts[2 * i] = s[0];
-    parts[2 * i + 1] = s[1];
-}
-
-/// Implicit, closed domain: the moments of one owned cell after f^{n+1} was scaled by alpha
-/// (kern::scale_micro_moments).
-__global__ void k_imp_scale_q(Ctx C, double alpha) {
-    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    if (i >= C.no) return;
-    kern::scale_micro_moments(alpha, C.tau[i], &C.Qm[kern::kQm * i]);
 }
 
 /// Implicit: the moment-consistency correction W += theta tau* (Rm - Q) per owned cell (theta:

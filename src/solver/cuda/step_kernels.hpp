@@ -9,6 +9,7 @@
 #include "ugks/solver/kernels/bc_symmetry.hpp"
 #include "ugks/solver/kernels/face_input.hpp"
 #include "ugks/solver/kernels/flux.hpp"
+#include "ugks/solver/kernels/implicit.hpp"
 #include "ugks/solver/kernels/periodic_jump.hpp"
 #include "ugks/solver/kernels/reconstruct.hpp"
 #include "ugks/solver/kernels/update.hpp"
@@ -544,6 +545,25 @@ __global__ void k_mass_parts(Ctx C, const double* Wold, double* parts) {
     if (i >= C.no) return;
     parts[2 * i] = Wold[5 * i] * C.vol[i];
     parts[2 * i + 1] = C.W[5 * i] * C.vol[i];
+}
+
+/// Implicit, closed domain: per owned cell, V rho(r) and V rho(f^{n+1}) / tau
+/// (kern::add_mass_residual) into parts[2 i], parts[2 i + 1].
+__global__ void k_imp_mass_parts(Ctx C, double* parts) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    double s[2] = {0.0, 0.0};
+    kern::add_mass_residual(C.vol[i], C.tau[i], &C.Qm[kern::kQm * i], s);
+    parts[2 * i] = s[0];
+    parts[2 * i + 1] = s[1];
+}
+
+/// Implicit, closed domain: the moments of one owned cell after f^{n+1} was scaled by alpha
+/// (kern::scale_micro_moments).
+__global__ void k_imp_scale_q(Ctx C, double alpha) {
+    const index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+    if (i >= C.no) return;
+    kern::scale_micro_moments(alpha, C.tau[i], &C.Qm[kern::kQm * i]);
 }
 
 /// Steady mode, closed domain: W (and q when with_q) of the owned cells times alpha

@@ -6,7 +6,10 @@
 //   here independently as a loop over faces (the residual is affine in f, so A x must equal it
 //   exactly up to rounding);
 // - the Gauss-Seidel sweeps solve manufactured systems: microscopic (any cell order; one sweep
-//   pair exact in 1D) and macroscopic (the nonlinear system as documented).
+//   pair exact in 1D) and macroscopic (the nonlinear system as documented);
+// - the closed-domain mass scaling of the microscopic update: after f^{n+1} is scaled by the factor
+//   of kern::mass_residual_factor, the moments Q of the residual of the scaled f (recomputed here
+//   per velocity) equal kern::scale_micro_moments' update and have zero total mass.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +20,8 @@
 
 #include "ugks/mesh/sources.hpp"
 #include "ugks/solver/implicit_ops.hpp"
+#include "ugks/solver/kernels/implicit.hpp"
+#include "ugks/solver/kernels/update.hpp"
 #include "ugks/solver/macro_krylov.hpp"
 
 namespace {
@@ -268,6 +273,70 @@ TEST(ImplicitOps, MacroSweepsConvergeToTheStatedSystem) {
     }
     // (weakly diagonally dominant with a large pseudo step: linear, slow convergence)
     EXPECT_LT(prev, 1e-6 * r0);
+}
+
+TEST(ImplicitOps, MassScalingZeroesTheTotalMassOfTheMicroResidual) {
+    // Cells with volumes, relaxation times, a microscopic residual r_k and a distribution f_k
+    // (h and b) per velocity; Q and m(f) as micro_relax sums them.
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> U(0.2, 1.0), S(-1.0, 1.0);
+    const int nc = 7, nv = 12;
+    std::vector<double> vol(nc), tau(nc), w(nv), u(3 * nv), f(nc * nv), fb(nc * nv), r(nc * nv),
+        rb(nc * nv), Qm(kern::kQm * nc, 0.0);
+    for (int v = 0; v < nv; ++v) {
+        w[v] = U(rng);
+        for (int d = 0; d < 3; ++d) u[3 * v + d] = S(rng);
+    }
+    for (int i = 0; i < nc; ++i) {
+        vol[i] = U(rng);
+        tau[i] = i == 3 ? 50.0 : U(rng);  // one nearly collisionless cell
+        for (int v = 0; v < nv; ++v) {
+            const int k = i * nv + v;
+            f[k] = U(rng);
+            fb[k] = U(rng);
+            r[k] = 0.1 * S(rng);
+            rb[k] = 0.1 * S(rng);
+            double q[5] = {0, 0, 0, 0, 0}, m[5] = {0, 0, 0, 0, 0};
+            kern::add_conserved_moments(w[v], &u[3 * v], r[k], rb[k], q);
+            kern::add_conserved_moments(w[v], &u[3 * v], f[k], fb[k], m);
+            for (int e = 0; e < 5; ++e) {
+                Qm[kern::kQm * i + e] += q[e];
+                Qm[kern::kQm * i + 5 + e] += m[e];
+            }
+        }
+    }
+    double s[2] = {0.0, 0.0};
+    for (int i = 0; i < nc; ++i) kern::add_mass_residual(vol[i], tau[i], &Qm[kern::kQm * i], s);
+    const double alpha = kern::mass_residual_factor(s);
+    ASSERT_GT(alpha, 0.5);
+    ASSERT_LT(alpha, 2.0);
+    ASSERT_NE(alpha, 1.0);
+    double total = 0.0, scale = 0.0;
+    for (int i = 0; i < nc; ++i) {
+        kern::scale_micro_moments(alpha, tau[i], &Qm[kern::kQm * i]);
+        // the residual of alpha f: r - (alpha - 1) f / tau, velocity by velocity
+        double q[5] = {0, 0, 0, 0, 0}, m[5] = {0, 0, 0, 0, 0};
+        for (int v = 0; v < nv; ++v) {
+            const int k = i * nv + v;
+            const double c = (alpha - 1.0) / tau[i];
+            kern::add_conserved_moments(w[v], &u[3 * v], r[k] - c * f[k], rb[k] - c * fb[k], q);
+            kern::add_conserved_moments(w[v], &u[3 * v], alpha * f[k], alpha * fb[k], m);
+        }
+        for (int e = 0; e < 5; ++e) {
+            EXPECT_NEAR(Qm[kern::kQm * i + e], q[e], 1e-13) << "cell " << i << " moment " << e;
+            EXPECT_NEAR(Qm[kern::kQm * i + 5 + e], m[e], 1e-13) << "cell " << i << " moment " << e;
+        }
+        total += vol[i] * q[0];
+        scale += vol[i] * std::abs(q[0]);
+    }
+    EXPECT_LE(std::abs(total), 1e-14 * scale);
+    // no collisions (tau infinite): nothing to scale
+    const double none[2] = {0.3, 0.0};
+    EXPECT_EQ(kern::mass_residual_factor(none), 1.0);
+    // far from a fixed point the factor is kept within [1/2, 2]
+    const double big[2] = {10.0, 1.0}, neg[2] = {-10.0, 1.0};
+    EXPECT_EQ(kern::mass_residual_factor(big), 2.0);
+    EXPECT_EQ(kern::mass_residual_factor(neg), 0.5);
 }
 
 }  // namespace

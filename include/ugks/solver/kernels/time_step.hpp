@@ -29,12 +29,13 @@ UGKS_HOST_DEVICE inline double cfl_ratio(const phys::Prim& p, int N, const doubl
 
 /// Implicit iteration: the spectral radius of face f (docs/steady.md section 7.2),
 /// r_f = max(|U.n| + c) + 2 max(nu) (gamma / Pr) / d_f over the face's cells (pL, tauL; pR, tauR
-/// when has_R), nu = RT min(tau, dt_f), d_f = |(dxL - dxR).n| (the distance between the cell
-/// centre and its neighbour or image).
+/// when has_R), nu = RT min(tau, K dt_f) (K = time.implicit.viscous_bound), d_f = |(dxL - dxR).n|
+/// (the distance between the cell centre and its neighbour or image).
 UGKS_HOST_DEVICE inline double spectral_radius(const phys::Prim& pL, double tauL,
                                                const phys::Prim& pR, double tauR, bool has_R,
                                                const double n[3], const double dxL[3],
-                                               const double dxR[3], double dtf, int N, double Pr) {
+                                               const double dxR[3], double dtf, double K, int N,
+                                               double Pr) {
     const double gamma = (N + 2.0) / N;
     const double visc = gamma / Pr;
     double s = 0.0, nu = 0.0;
@@ -42,7 +43,7 @@ UGKS_HOST_DEVICE inline double spectral_radius(const phys::Prim& pL, double tauL
         const phys::Prim& p = side == 0 ? pL : pR;
         const double Un = fabs(p.U[0] * n[0] + p.U[1] * n[1] + p.U[2] * n[2]);
         const double RT = 0.5 / p.lambda;
-        const double nuc = RT * fmin(side == 0 ? tauL : tauR, dtf);
+        const double nuc = RT * fmin(side == 0 ? tauL : tauR, K * dtf);
         const double sc = Un + sqrt(gamma * RT);
         s = side == 0 ? sc : fmax(s, sc);
         nu = side == 0 ? nuc : fmax(nu, nuc);
