@@ -20,6 +20,12 @@ namespace ugks {
 
 using namespace cudastep;
 
+namespace {
+/// Threads per block of k_imp_micro_relax (over the slots of one cell: block sizes are multiples
+/// of 32, so a multiple of 128 slots fills every thread).
+constexpr unsigned kRelaxThreads = 128;
+}  // namespace
+
 void UgksSolverDevice::Impl::implicit_coloring() {
     // The colouring of UgksSolver::implicit_ordering (colored): cells sorted by colour; a colour's
     // cells share no face, so one launch relaxes a colour.
@@ -62,11 +68,13 @@ void UgksSolverDevice::Impl::implicit_macro() {
         (*this), "k_imp_diag", compute,
         k_imp_diag<<<grid_for(S.no), kThreads, 0, compute>>>(C, setup.time.implicit_cfl));
     UGKS_CUDA_CHECK(cudaMemsetAsync(d_dW.data(), 0, sizeof(double) * 5 * S.nc, compute));
-    if (setup.time.macro_solver == "gmres") {
-        implicit_macro_gmres();
-    } else if (setup.time.macro_sweeps == 0) {
+    // macro_sweeps 0 is the point-implicit prediction with either solver (as UgksSolver::
+    // implicit_macro)
+    if (setup.time.macro_sweeps == 0) {
         UGKS_TIMED_LAUNCH((*this), "k_imp_macro_point", compute,
                           k_imp_macro_point<<<grid_for(S.no), kThreads, 0, compute>>>(C));
+    } else if (setup.time.macro_solver == "gmres") {
+        implicit_macro_gmres();
     } else {
         const int ncol = static_cast<int>(color_off.size()) - 1;
         auto relax = [&](int c) {
@@ -191,9 +199,11 @@ void UgksSolverDevice::Impl::micro_relax() {
                 auto relax = [&](int c) {
                     const index_t n = color_off[c + 1] - color_off[c];
                     if (n == 0) return;
+                    const dim3 grid(
+                        static_cast<unsigned>(n),
+                        static_cast<unsigned>((nsc + kRelaxThreads - 1) / kRelaxThreads));
                     UGKS_TIMED_LAUNCH((*this), "k_imp_micro_relax", compute,
-                                      k_imp_micro_relax<HB>
-                                      <<<grid_for(n * nsc), kThreads, 0, compute>>>(
+                                      k_imp_micro_relax<HB><<<grid, kRelaxThreads, 0, compute>>>(
                                           C, d_color_cells.data() + color_off[c], n, m0, nbc));
                 };
                 for (int p = 0; p < setup.time.micro_sweeps; ++p) {

@@ -176,32 +176,69 @@ __global__ void k_imp_rhs(Ctx C, int m0, int nbc) {
     }
 }
 
+/// Faces of one cell that k_imp_micro_relax stages in shared memory (more: read from global).
+constexpr int kRelaxMaxFaces = 32;
+
 /// Implicit: one Gauss-Seidel relaxation of the microscopic system (first-order upwind transport
 /// + relaxation) for the n cells of one colour, per (cell, slot) of the chunk of blocks [m0, m0 +
 /// nbc):
 ///   (a0_i + (1/V) sum_f S (u.n)^+) df_i - (1/V) sum_{f, j < no} S (u.n)^- df_j = rhs_i.
+/// Grid: x over the colour's cells, y over the chunk's slots in groups of blockDim.x (no 64-bit
+/// division per thread); the cell's faces are staged in shared memory (docs/performance.md,
+/// implicit micro relaxation).
 template <bool HB>
 __global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n, int m0, int nbc) {
-    const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
-    const int B = C.B;
-    const index_t nsc = static_cast<index_t>(nbc) * B;
-    if (k >= n * nsc) return;
-    const index_t i = cells[k / nsc], s = static_cast<index_t>(m0) * B + k % nsc;
-    const index_t m = s / B, v = s % B;
-    const double u0 = C.u[3 * s], u1 = C.u[3 * s + 1], u2 = C.u[3 * s + 2];
-    const index_t base = (m - m0) * C.no * B + v;  // df of the chunk
-    const index_t rbase = m * C.no * B + v;        // rhs of every block
-    double a = 0.0, acc = 0.0, accb = 0.0;
-    for (index_t kk = C.cf_off[i]; kk < C.cf_off[i + 1]; ++kk) {
-        const index_t f = C.cf[kk];
+    // The cell's faces (other cell j, -1 when not coupled; S; n out of the cell), staged once per
+    // thread block so that the loads of the neighbours' increments do not wait on index chains.
+    __shared__ index_t s_j[kRelaxMaxFaces];
+    __shared__ double s_S[kRelaxMaxFaces], s_n[3 * kRelaxMaxFaces];
+    if (static_cast<index_t>(blockIdx.x) >= n) return;
+    const index_t i = cells[blockIdx.x];
+    const index_t f0 = C.cf_off[i];
+    const int nfc = static_cast<int>(C.cf_off[i + 1] - f0);
+    const bool staged = nfc <= kRelaxMaxFaces;
+    if (staged && static_cast<int>(threadIdx.x) < nfc) {
+        const index_t f = C.cf[f0 + threadIdx.x];
         const bool own = C.owner[f] == i;
         const index_t j = own ? C.neigh[f] : C.owner[f];
         const double sg = own ? 1.0 : -1.0;
-        const double n0 = sg * C.normal[3 * f], n1 = sg * C.normal[3 * f + 1],
-                     n2 = sg * C.normal[3 * f + 2];
+        s_j[threadIdx.x] = j >= 0 && j < C.no ? j : -1;
+        s_S[threadIdx.x] = C.area[f];
+        for (int d = 0; d < 3; ++d) s_n[3 * threadIdx.x + d] = sg * C.normal[3 * f + d];
+    }
+    __syncthreads();
+    const int B = C.B;
+    const int sc = static_cast<int>(blockIdx.y * blockDim.x + threadIdx.x);  // slot in the chunk
+    if (sc >= nbc * B) return;
+    const int mb = sc / B, v = sc - mb * B;
+    const index_t s = static_cast<index_t>(m0 + mb) * B + v;
+    const double u0 = C.u[3 * s], u1 = C.u[3 * s + 1], u2 = C.u[3 * s + 2];
+    const index_t base = static_cast<index_t>(mb) * C.no * B + v;        // df of the chunk
+    const index_t rbase = static_cast<index_t>(m0 + mb) * C.no * B + v;  // rhs of every block
+    double a = 0.0, acc = 0.0, accb = 0.0;
+    for (int k = 0; k < nfc; ++k) {
+        index_t j;
+        double S, n0, n1, n2;
+        if (staged) {
+            j = s_j[k];
+            S = s_S[k];
+            n0 = s_n[3 * k];
+            n1 = s_n[3 * k + 1];
+            n2 = s_n[3 * k + 2];
+        } else {
+            const index_t f = C.cf[f0 + k];
+            const bool own = C.owner[f] == i;
+            const index_t jj = own ? C.neigh[f] : C.owner[f];
+            const double sg = own ? 1.0 : -1.0;
+            j = jj >= 0 && jj < C.no ? jj : -1;
+            S = C.area[f];
+            n0 = sg * C.normal[3 * f];
+            n1 = sg * C.normal[3 * f + 1];
+            n2 = sg * C.normal[3 * f + 2];
+        }
         const double un = u0 * n0 + u1 * n1 + u2 * n2;
-        const bool coupled = j >= 0 && j < C.no;
-        kern::micro_row_face<HB>(C.area[f], un, coupled, coupled ? C.dh[base + j * B] : 0.0,
+        const bool coupled = j >= 0;
+        kern::micro_row_face<HB>(S, un, coupled, coupled ? C.dh[base + j * B] : 0.0,
                                  HB && coupled ? C.db[base + j * B] : 0.0, a, acc, accb);
     }
     const double invV = 1.0 / C.vol[i];
