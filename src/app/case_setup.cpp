@@ -74,13 +74,14 @@ MemoryEstimate estimate_memory(index_t cells, index_t owned, index_t faces, inde
     // local cells, ghosts included). So: 1 copy per distribution + 3 x min(chunk, one of them).
     const double chunk_bytes = 256.0 * 1024 * 1024;  // kCheckpointChunkBytes
     m.io_buffers = 8.0 * nv * nc * nd + 3.0 * std::min(chunk_bytes, 8.0 * nv * nc);
-    // The implicit iteration keeps the steady residual of every distribution value and the
-    // increments of one chunk of velocity blocks (the CUDA backend: all of them up to 256 MiB,
-    // else a sixteenth of the blocks; the CPU backend: one block per thread, less).
+    // The implicit iteration keeps the steady residual of every distribution value (in the
+    // storage precision) and the increments (double) of one chunk of velocity blocks (the CUDA
+    // backend: all of them up to 256 MiB, else a sixteenth of the blocks; the CPU backend: one
+    // block per thread, less).
     if (implicit) {
         const double dh_all = 8.0 * nv * nd * no;
-        m.implicit =
-            8.0 * nv * nd * nc + std::min(dh_all, std::max(256.0 * 1024 * 1024, dh_all / 16));
+        m.implicit = (fp32 ? 4.0 : 8.0) * nv * nd * nc +
+                     std::min(dh_all, std::max(256.0 * 1024 * 1024, dh_all / 16));
     }
     return m;
 }

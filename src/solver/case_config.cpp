@@ -190,7 +190,7 @@ void parse_case_sections(Config& cfg, CaseSetup& s) {
                 cfg.get_enum_or("time.implicit.macro_solver", {"sgs", "gmres"}, "gmres");
             const bool gmres = s.time.macro_solver == "gmres";
             s.time.viscous_bound =
-                cfg.get_or<double>("time.implicit.viscous_bound", gmres ? 5.0 : 1.0);
+                cfg.get_or<double>("time.implicit.viscous_bound", gmres ? 10.0 : 1.0);
             cfg.check_range("time.implicit.viscous_bound", s.time.viscous_bound, 1e-6, 1e300);
             if (gmres) {
                 s.time.gmres_restart = cfg.get_or<int>("time.implicit.gmres_restart", 30);

@@ -157,8 +157,12 @@ void UgksSolver::micro_relax() {
                     // the body-force rate -a.grad_u g (section 6.7; zero without a force)
                     const double s = kern::force_factor<DD>(aF, 1.0, u);
                     const std::size_t k = static_cast<std::size_t>(i) * B + v;
-                    rhs_h[k] = m_res_h[base + k] + it * (H + Hp - h[k]) + s * H;
-                    if (b) rhs_b[k] = m_res_b[base + k] + it * (Bm + Bp - b[k]) + s * Bm;
+                    // rounded to the storage precision as the CUDA backend keeps it in place
+                    rhs_h[k] =
+                        m_res_h.rounded(m_res_h.get(base + k) + it * (H + Hp - h[k]) + s * H);
+                    if (b)
+                        rhs_b[k] =
+                            m_res_b.rounded(m_res_b.get(base + k) + it * (Bm + Bp - b[k]) + s * Bm);
                 }
             }
         });

@@ -112,8 +112,9 @@ UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
     m_implicit = setup.time.implicit();
     m_force = phys::has_force(m_gas);
     if (m_implicit) {
-        m_res_h.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
-        if (m_s.store_b) m_res_b.assign(static_cast<std::size_t>(m_s.nc) * ns, 0.0);
+        // the flux residual in the storage precision (as h and b)
+        m_res_h.assign(static_cast<std::size_t>(m_s.nc) * ns, m_h.fp32());
+        if (m_s.store_b) m_res_b.assign(static_cast<std::size_t>(m_s.nc) * ns, m_h.fp32());
         implicit_ordering();
     }
 }
@@ -561,9 +562,9 @@ void UgksSolver::sweep(double dt) {
                 // (micro_relax) (rh was accumulated with the factor dt_i / dt_f: divide by dt_i)
                 const double sc = -invV / m_dtc[i];
                 const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * B;
-                for (int v = 0; v < B; ++v) m_res_h[k + v] = sc * rh[v];
+                for (int v = 0; v < B; ++v) m_res_h.set(k + v, sc * rh[v]);
                 if (b)
-                    for (int v = 0; v < B; ++v) m_res_b[k + v] = sc * rb[v];
+                    for (int v = 0; v < B; ++v) m_res_b.set(k + v, sc * rb[v]);
                 continue;
             }
             const double dti = m_local_dt ? m_dtc[i] : dt;

@@ -119,6 +119,18 @@ TEST(DeviceImplicit, ChunkedMicroRelaxationMatchesCpu) {
     unsetenv("UGKS_RELAX_CHUNK");
 }
 
+TEST(DeviceImplicit, Fp32StorageMatchesCpu) {
+    // numerics.storage fp32: h, b and the flux residual / right-hand side in single precision on
+    // both backends (rounded at the same points), the closed-domain mass scaling of f on floats,
+    // chunked relaxation
+    setenv("UGKS_RELAX_CHUNK", "2", 1);
+    implicit_cpu_vs_device(
+        kCavityCase,
+        with(kImplicit, {"time.steps=8", "parallel.block_size=16", "numerics.storage=fp32"}),
+        "implicit cavity fp32 storage", true);
+    unsetenv("UGKS_RELAX_CHUNK");
+}
+
 TEST(DeviceImplicit, ClosedPeriodicChannelMatchesCpu) {
     implicit_cpu_vs_device(
         kPeriodicCase,

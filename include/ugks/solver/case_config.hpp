@@ -77,8 +77,8 @@ struct TimeConfig {
     /// pairs) | sgs (symmetric Gauss-Seidel sweeps)
     std::string macro_solver = "gmres";
     /// K of the viscous rate of the macroscopic operator, nu_f = RT min(tau, K dt_f)
-    /// (docs/steady.md section 7.2; case files: 5 with gmres, 1 with sgs)
-    double viscous_bound = 5.0;
+    /// (docs/steady.md section 7.2; case files: 10 with gmres, 1 with sgs)
+    double viscous_bound = 10.0;
     int gmres_restart = 30;         ///< Krylov vectors before a restart
     int gmres_max_iterations = 60;  ///< matrix applications per iteration
     double gmres_tolerance = 1e-3;  ///< relative residual reduction per iteration

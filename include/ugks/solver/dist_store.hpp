@@ -23,6 +23,10 @@ public:
     std::size_t bytes() const { return m_fp32 ? 4 * m_f.size() : 8 * m_d.size(); }
 
     double get(std::size_t k) const { return m_fp32 ? static_cast<double>(m_f[k]) : m_d[k]; }
+    /// v as this store would hold it (rounded to float with fp32 storage).
+    double rounded(double v) const {
+        return m_fp32 ? static_cast<double>(static_cast<float>(v)) : v;
+    }
     void set(std::size_t k, double v) {
         if (m_fp32)
             m_f[k] = static_cast<float>(v);

@@ -195,8 +195,8 @@ private:
     implicit::BlockCsr5 m_macro_csr;  ///< implicit, macro_solver gmres: the macroscopic matrix
     std::vector<double> m_Rm;  ///< implicit: steady macroscopic residual rate of the step (5/cell)
     std::vector<double> m_Qm;  ///< implicit: moments of the new residual and f (kern::kQm/cell)
-    std::vector<double> m_res_h,
-        m_res_b;  ///< implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B]
+    /// implicit: -(1/V) sum sigma S Phi_f/dt_f [block][cell][B], in the storage precision
+    DistStore m_res_h, m_res_b;
     std::vector<std::vector<double>> m_relax_ws;  ///< implicit: per OpenMP thread, micro_relax
     // limiter freezing (docs/steady.md section 7.10)
     int m_lim_mode = 0;                           ///< kern::LimiterMode

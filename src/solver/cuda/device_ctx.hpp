@@ -84,7 +84,8 @@ struct Ctx {
     bool local_dt = false;  ///< per-cell steps dt_i, face rates with dt_f = min(dt_L, dt_R)
     double *dtc = nullptr, *dtf = nullptr;  ///< per local cell dt_i, per local face dt_f
     // time.steady_method: implicit (docs/steady.md section 7)
-    double *res_h = nullptr, *res_b = nullptr;  ///< [block][owned cell][B]: flux residual, then rhs
+    /// [block][owned cell][B]: flux residual, then rhs, as S* (dist<S>: the storage precision)
+    void *res_h = nullptr, *res_b = nullptr;
     /// [block of the chunk][owned cell][B]: microscopic increment of the chunk being relaxed
     double *dh = nullptr, *db = nullptr;
     double* dW = nullptr;                   ///< per local cell (ghosts 0): macro increment

@@ -81,6 +81,7 @@ struct UgksSolverDevice::Impl {
     // time.steady_method: implicit (docs/steady.md section 7), always the colored ordering
     bool implicit = false;
     DeviceArray<double> d_res_h, d_res_b, d_dh, d_db, d_dW, d_Rm, d_Qm, d_rf, d_diag, d_a0;
+    DeviceArray<float> d_res_h32, d_res_b32;  ///< the residual with numerics.storage fp32
     int relax_chunk =
         1;  ///< implicit: velocity blocks per microscopic relaxation (d_dh holds them)
     /// implicit, macro_solver gmres: block pattern (macro_pattern), values, Krylov work vectors

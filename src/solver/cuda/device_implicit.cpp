@@ -203,7 +203,8 @@ void UgksSolverDevice::Impl::micro_relax() {
                         static_cast<unsigned>(n),
                         static_cast<unsigned>((nsc + kRelaxThreads - 1) / kRelaxThreads));
                     UGKS_TIMED_LAUNCH((*this), "k_imp_micro_relax", compute,
-                                      k_imp_micro_relax<HB><<<grid, kRelaxThreads, 0, compute>>>(
+                                      k_imp_micro_relax<St, HB>
+                                      <<<grid, kRelaxThreads, 0, compute>>>(
                                           C, d_color_cells.data() + color_off[c], n, m0, nbc));
                 };
                 for (int p = 0; p < setup.time.micro_sweeps; ++p) {

@@ -398,9 +398,9 @@ void UgksSolverDevice::Impl::sweep(double dt) {
         }
         if (S.no > 0 && implicit) {
             // implicit: keep the flux residual rate for implicit_micro (no stage 1)
-            dispatch(gas.D, S.store_b, [&](auto d, auto hb_) {
+            dispatch_dist(gas.D, S.store_b, fp32, [&](auto d, auto hb_, auto st) {
                 UGKS_TIMED_LAUNCH((*this), "k_imp_res", compute,
-                                  k_imp_res<decltype(hb_)::value>
+                                  k_imp_res<typename decltype(st)::type, decltype(hb_)::value>
                                   <<<grid_for(S.no * B), kThreads, 0, compute>>>(Cm, m));
                 (void)d;
             });

@@ -168,10 +168,12 @@ __global__ void k_imp_rhs(Ctx C, int m0, int nbc) {
     const double it = 1.0 / C.tau[i];
     const index_t idx = (m * C.no + i) * B + v, hidx = (m * C.nc + i) * B + v;
     const index_t didx = ((m - m0) * C.no + i) * B + v;
-    C.res_h[idx] = C.res_h[idx] + it * (H + Hp - dist<S>(C.h)[hidx]) + sf * H;
+    S* rh = dist<S>(C.res_h);
+    rh[idx] = static_cast<S>(rh[idx] + it * (H + Hp - dist<S>(C.h)[hidx]) + sf * H);
     C.dh[didx] = 0.0;
     if (HB) {
-        C.res_b[idx] = C.res_b[idx] + it * (Bm + Bp - dist<S>(C.b)[hidx]) + sf * Bm;
+        S* rb = dist<S>(C.res_b);
+        rb[idx] = static_cast<S>(rb[idx] + it * (Bm + Bp - dist<S>(C.b)[hidx]) + sf * Bm);
         C.db[didx] = 0.0;
     }
 }
@@ -186,7 +188,7 @@ constexpr int kRelaxMaxFaces = 32;
 /// Grid: x over the colour's cells, y over the chunk's slots in groups of blockDim.x (no 64-bit
 /// division per thread); the cell's faces are staged in shared memory (docs/performance.md,
 /// implicit micro relaxation).
-template <bool HB>
+template <class S, bool HB>
 __global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n, int m0, int nbc) {
     // The cell's faces (other cell j, -1 when not coupled; S; n out of the cell), staged once per
     // thread block so that the loads of the neighbours' increments do not wait on index chains.
@@ -218,10 +220,10 @@ __global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n, int m0
     double a = 0.0, acc = 0.0, accb = 0.0;
     for (int k = 0; k < nfc; ++k) {
         index_t j;
-        double S, n0, n1, n2;
+        double Sf, n0, n1, n2;
         if (staged) {
             j = s_j[k];
-            S = s_S[k];
+            Sf = s_S[k];
             n0 = s_n[3 * k];
             n1 = s_n[3 * k + 1];
             n2 = s_n[3 * k + 2];
@@ -231,21 +233,21 @@ __global__ void k_imp_micro_relax(Ctx C, const index_t* cells, index_t n, int m0
             const index_t jj = own ? C.neigh[f] : C.owner[f];
             const double sg = own ? 1.0 : -1.0;
             j = jj >= 0 && jj < C.no ? jj : -1;
-            S = C.area[f];
+            Sf = C.area[f];
             n0 = sg * C.normal[3 * f];
             n1 = sg * C.normal[3 * f + 1];
             n2 = sg * C.normal[3 * f + 2];
         }
         const double un = u0 * n0 + u1 * n1 + u2 * n2;
         const bool coupled = j >= 0;
-        kern::micro_row_face<HB>(S, un, coupled, coupled ? C.dh[base + j * B] : 0.0,
+        kern::micro_row_face<HB>(Sf, un, coupled, coupled ? C.dh[base + j * B] : 0.0,
                                  HB && coupled ? C.db[base + j * B] : 0.0, a, acc, accb);
     }
     const double invV = 1.0 / C.vol[i];
     const double inv = kern::micro_row_inverse(C.a0[i], a, invV);
     const index_t idx = base + i * B, ridx = rbase + i * B;
-    C.dh[idx] = (C.res_h[ridx] + invV * acc) * inv;
-    if (HB) C.db[idx] = (C.res_b[ridx] + invV * accb) * inv;
+    C.dh[idx] = (dist<S>(C.res_h)[ridx] + invV * acc) * inv;
+    if (HB) C.db[idx] = (dist<S>(C.res_b)[ridx] + invV * accb) * inv;
 }
 
 /// Implicit: f^{n+1} = f^n + df, Q_i, the conserved moments of the microscopic residual with
@@ -271,13 +273,13 @@ __global__ void __launch_bounds__(kMaxGroup) k_imp_finish(Ctx C, int m0, int nbc
             const double dhv = C.dh[od + v];
             const double hn = h[v] + dhv;
             h[v] = static_cast<S>(hn);
-            const double rh = C.res_h[o + v] - it * dhv;
+            const double rh = dist<S>(C.res_h)[o + v] - it * dhv;
             double rb = 0.0, bn = 0.0;
             if (HB) {
                 const double dbv = C.db[od + v];
                 bn = b[v] + dbv;
                 b[v] = static_cast<S>(bn);
-                rb = C.res_b[o + v] - it * dbv;
+                rb = dist<S>(C.res_b)[o + v] - it * dbv;
             }
             double q[5] = {0, 0, 0, 0, 0}, mf[5] = {0, 0, 0, 0, 0};
             kern::add_conserved_moments(C.w[s], &C.u[3 * s], rh, rb, q);

@@ -649,8 +649,9 @@ __global__ void k_q_stress(Ctx C) {
 }
 
 /// Implicit: the steady flux residual rate of block m, -(1/V) sum sigma S Phi_f / dt_f, per (owned
-/// cell, velocity) into res [block][owned cell][B] (stage 1 is not applied; UgksSolver::sweep).
-template <bool HB>
+/// cell, velocity) into res [block][owned cell][B] in the storage precision S (stage 1 is not
+/// applied; UgksSolver::sweep).
+template <class S, bool HB>
 __global__ void k_imp_res(Ctx C, int m) {
     const index_t k = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
     const int B = C.B;
@@ -664,8 +665,8 @@ __global__ void k_imp_res(Ctx C, int m) {
     const double invV = 1.0 / C.vol[i];
     const double sc = -invV / C.dtc[i];
     const index_t idx = (static_cast<index_t>(m) * C.no + i) * B + v;
-    C.res_h[idx] = sc * rh;
-    if (HB) C.res_b[idx] = sc * rb;
+    dist<S>(C.res_h)[idx] = static_cast<S>(sc * rh);
+    if (HB) dist<S>(C.res_b)[idx] = static_cast<S>(sc * rb);
 }
 
 /// Image cells of an array [cell][width] (periodic pairs with a pressure jump): one thread per

@@ -210,8 +210,14 @@ void UgksSolverDevice::Impl::setup_all() {
         UGKS_REQUIRE(setup.time.implicit_ordering == "colored",
                      "the CUDA backend runs the implicit iteration with the colored ordering only");
         const index_t nos = std::max<index_t>(1, no * ns);
-        d_res_h = alloc<double>("implicit:res_h", nos);
-        if (S.store_b) d_res_b = alloc<double>("implicit:res_b", nos);
+        // the flux residual / right-hand side in the storage precision (as h and b)
+        if (fp32) {
+            d_res_h32 = alloc<float>("implicit:res_h", nos);
+            if (S.store_b) d_res_b32 = alloc<float>("implicit:res_b", nos);
+        } else {
+            d_res_h = alloc<double>("implicit:res_h", nos);
+            if (S.store_b) d_res_b = alloc<double>("implicit:res_b", nos);
+        }
         // The increments df of one chunk of velocity blocks at a time (micro_relax): every block
         // when they take at most 256 MiB, else a sixteenth of the blocks (the implicit arrays then
         // stay within the explicit footprint once more: docs/steady.md section 7.5)
@@ -334,8 +340,8 @@ void UgksSolverDevice::Impl::setup_all() {
     c.local_dt = local_dt;
     c.dtc = d_dtc.data();
     c.dtf = d_dtf.data();
-    c.res_h = d_res_h.data();
-    c.res_b = d_res_b.data();
+    c.res_h = fp32 ? static_cast<void*>(d_res_h32.data()) : static_cast<void*>(d_res_h.data());
+    c.res_b = fp32 ? static_cast<void*>(d_res_b32.data()) : static_cast<void*>(d_res_b.data());
     c.dh = d_dh.data();
     c.db = d_db.data();
     c.dW = d_dW.data();

@@ -12,7 +12,8 @@
 // CouetteStripNeedsAtMostTwiceThe1DIterations: the Couette flow of couette1d.yaml (1D mesh, 2D
 // velocities) against the same flow on 100 x 2 square cells periodic in y and on cells of aspect
 // ratio 1:100 (couette_strip.yaml). Measured with the defaults (natural / colored ordering): 1D
-// 19 / 37 iterations, square strip 35 / 44, 1:100 strip 19 / 37; before this changes
+// 18 / 32 iterations, square strip 36 / 40 (natural: exactly the 2x of the bound), 1:100 strip
+// 18 / 32; before this changes
 // 86 / 327 / 86 (sgs, 2 sweep pairs), and macro_solver gmres stagnated on the 1D mesh and the 1:100
 // strip (exit 3). Every column of a strip holds the 1D profile to 0.5 % of the plate speed (the
 // discrete steady states differ: 3.5e-5 on square cells, 3.8e-4 on 1:100 cells, converged to
