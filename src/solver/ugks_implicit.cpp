@@ -224,14 +224,7 @@ void UgksSolver::rescale_mass_f() {
     }
     const double alpha = kern::mass_residual_factor(s);
     for (index_t i = 0; i < m_s.no; ++i) kern::scale_micro_moments(alpha, m_tau[i], &m_Qm[NQ * i]);
-#pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < m_s.no; ++i)
-        for (int m = 0; m < m_s.nblk; ++m) {
-            const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * m_s.B;
-            for (int v = 0; v < m_s.B; ++v) m_h.set(k + v, m_h.get(k + v) * alpha);
-            if (m_s.store_b)
-                for (int v = 0; v < m_s.B; ++v) m_b.set(k + v, m_b.get(k + v) * alpha);
-        }
+    scale_distributions(alpha);
 }
 
 void UgksSolver::moment_correction() {

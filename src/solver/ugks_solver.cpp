@@ -674,15 +674,19 @@ void UgksSolver::macro_update(double dt, StepResult& r) {
             for (int e = 0; e < 5; ++e) m_W[5 * i + e] *= alpha;
             for (int d = 0; d < 3; ++d) m_q[3 * i + d] *= alpha;
         }
-#pragma omp parallel for schedule(static)
-        for (index_t i = 0; i < m_s.no; ++i)
-            for (int m = 0; m < m_s.nblk; ++m) {
-                const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * m_s.B;
-                for (int v = 0; v < m_s.B; ++v) m_h.set(k + v, m_h.get(k + v) * alpha);
-                if (m_s.store_b)
-                    for (int v = 0; v < m_s.B; ++v) m_b.set(k + v, m_b.get(k + v) * alpha);
-            }
+        scale_distributions(alpha);
     }
+}
+
+void UgksSolver::scale_distributions(double alpha) {
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < m_s.no; ++i)
+        for (int m = 0; m < m_s.nblk; ++m) {
+            const std::size_t k = (static_cast<std::size_t>(m) * m_s.nc + i) * m_s.B;
+            for (int v = 0; v < m_s.B; ++v) m_h.set(k + v, m_h.get(k + v) * alpha);
+            if (m_s.store_b)
+                for (int v = 0; v < m_s.B; ++v) m_b.set(k + v, m_b.get(k + v) * alpha);
+        }
 }
 
 void UgksSolver::stage2_and_moments(double dt) {

@@ -107,8 +107,9 @@ private:
     void micro_relax();
     void sum_micro_moments();  ///< m_Qm summed over comm_v
     void rescale_mass_f();     ///< closed domain: f^{n+1} scaled to a zero total mass residual
-    void moment_correction();  ///< W += theta tau (Rm - Q) per owned cell
-    void rescale_mass_W();     ///< W scaled back to the mass of m_Wold (closed domain)
+    void scale_distributions(double alpha);  ///< h and b of the owned cells times alpha
+    void moment_correction();                ///< W += theta tau (Rm - Q) per owned cell
+    void rescale_mass_W();  ///< W scaled back to the mass of m_Wold (closed domain)
 
     void compute_prims();
     /// The ghost states of the pressure inlet/outlet faces from their owners' prims.

@@ -195,6 +195,11 @@ struct UgksSolverDevice::Impl {
     /// Steady mode, closed domain: W, q and f* of the owned cells (W only: whole_state false)
     /// scaled back to the mass before the macroscopic update (docs/steady.md section 2).
     void mass_rescale(bool whole_state = true);
+    /// The column sums of d_mass_parts over the owned cells and comm_x (fixed order; the same
+    /// bits on every velocity rank).
+    void sum_mass_parts(double (&m)[2], const char* what);
+    /// h and b of the owned cells times alpha (k_scale_dist).
+    void scale_distributions(double alpha);
     /// Implicit: the greedy colouring of UgksSolver::implicit_ordering (host, once).
     void implicit_coloring();
     /// Implicit: the macroscopic prediction dW (UgksSolver::implicit_macro), W* = W^n + dW and

@@ -86,74 +86,65 @@ double UgksSolverDevice::Impl::compute_local_dt() {
     return dtmin;
 }
 
-void UgksSolverDevice::Impl::mass_rescale(bool whole_state) {
-    // sum_i V_i dW_i = -sum_f S_f F_f/dt_f (dt_L - dt_R) is not zero with local steps: scale the
-    // state back to the mass before this update (no stored reference: a restart continues
-    // bit-for-bit). At a fixed point alpha is exactly 1.
-    double m[2] = {0.0, 0.0};
+void UgksSolverDevice::Impl::sum_mass_parts(double (&m)[2], const char* what) {
+    // fixed-order column sums of d_mass_parts [owned cell][2] on the device, over comm_x, the same
+    // bits on every velocity rank (the state is replicated over comm_v)
+    m[0] = m[1] = 0.0;
     if (S.no > 0) {
-        UGKS_TIMED_LAUNCH((*this), "k_mass_parts", compute,
-                          k_mass_parts<<<grid_for(S.no), kThreads, 0, compute>>>(
-                              C, d_Wold.data(), d_mass_parts.data()));
         UGKS_TIMED_LAUNCH((*this), "k_reduce_cols", compute,
                           k_reduce_cols<<<1, kThreads, 0, compute>>>(d_mass_parts.data(), S.no, 2,
                                                                      0, d_red.data() + 10));
         UGKS_CUDA_CHECK(
             cudaMemcpyAsync(m, d_red.data() + 10, sizeof(m), cudaMemcpyDeviceToHost, compute));
-        sync(compute, "total mass");
+        sync(compute, what);
     }
-    {
-        ScopedTimer t("mpi_reduction");
-        MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_SUM, layout.comm_x);
-        // every velocity rank must scale by the same bits (W is replicated over comm_v)
-        MPI_Bcast(m, 2, MPI_DOUBLE, 0, layout.comm_v);
-    }
+    const ScopedTimer t("mpi_reduction");
+    MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_SUM, layout.comm_x);
+    MPI_Bcast(m, 2, MPI_DOUBLE, 0, layout.comm_v);
+}
+
+void UgksSolverDevice::Impl::scale_distributions(double alpha) {
+    if (S.no * S.ns == 0) return;
+    dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
+        UGKS_TIMED_LAUNCH((*this), "k_scale_dist", compute,
+                          k_scale_dist<typename decltype(st)::type>
+                          <<<grid_for(S.no * S.ns), kThreads, 0, compute>>>(C, alpha));
+    });
+}
+
+void UgksSolverDevice::Impl::mass_rescale(bool whole_state) {
+    // sum_i V_i dW_i = -sum_f S_f F_f/dt_f (dt_L - dt_R) is not zero with local steps: scale the
+    // state back to the mass before this update (no stored reference: a restart continues
+    // bit-for-bit). At a fixed point alpha is exactly 1.
+    if (S.no > 0)
+        UGKS_TIMED_LAUNCH((*this), "k_mass_parts", compute,
+                          k_mass_parts<<<grid_for(S.no), kThreads, 0, compute>>>(
+                              C, d_Wold.data(), d_mass_parts.data()));
+    double m[2];
+    sum_mass_parts(m, "total mass");
     const double alpha = m[0] / m[1];
     if (S.no > 0) {
         UGKS_TIMED_LAUNCH(
             (*this), "k_scale_macro", compute,
             k_scale_macro<<<grid_for(S.no), kThreads, 0, compute>>>(C, alpha, whole_state));
     }
-    if (whole_state && S.no * S.ns > 0) {
-        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
-            UGKS_TIMED_LAUNCH((*this), "k_scale_dist", compute,
-                              k_scale_dist<typename decltype(st)::type>
-                              <<<grid_for(S.no * S.ns), kThreads, 0, compute>>>(C, alpha));
-        });
-    }
+    if (whole_state) scale_distributions(alpha);
 }
 
 void UgksSolverDevice::Impl::rescale_mass_f() {
-    // UgksSolver::rescale_mass_f: the two sums in a fixed order on the device, over comm_x, the
-    // same bits on every velocity rank; then f^{n+1} (h, b of the owned cells) and Q scaled.
-    double s[2] = {0.0, 0.0};
-    if (S.no > 0) {
+    // UgksSolver::rescale_mass_f: the two sums of kern::add_mass_residual, then f^{n+1} (h, b of
+    // the owned cells) and Q scaled.
+    if (S.no > 0)
         UGKS_TIMED_LAUNCH(
             (*this), "k_imp_mass_parts", compute,
             k_imp_mass_parts<<<grid_for(S.no), kThreads, 0, compute>>>(C, d_mass_parts.data()));
-        UGKS_TIMED_LAUNCH((*this), "k_reduce_cols", compute,
-                          k_reduce_cols<<<1, kThreads, 0, compute>>>(d_mass_parts.data(), S.no, 2,
-                                                                     0, d_red.data() + 10));
-        UGKS_CUDA_CHECK(
-            cudaMemcpyAsync(s, d_red.data() + 10, sizeof(s), cudaMemcpyDeviceToHost, compute));
-        sync(compute, "mass of the microscopic residual");
-    }
-    {
-        ScopedTimer t("mpi_reduction");
-        MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, layout.comm_x);
-        MPI_Bcast(s, 2, MPI_DOUBLE, 0, layout.comm_v);
-    }
+    double s[2];
+    sum_mass_parts(s, "mass of the microscopic residual");
     const double alpha = kern::mass_residual_factor(s);
     if (S.no > 0)
         UGKS_TIMED_LAUNCH((*this), "k_imp_scale_q", compute,
                           k_imp_scale_q<<<grid_for(S.no), kThreads, 0, compute>>>(C, alpha));
-    if (S.no * S.ns > 0) {
-        dispatch_dist(gas.D, S.store_b, fp32, [&](auto, auto, auto st) {
-            UGKS_TIMED_LAUNCH((*this), "k_scale_dist", compute,
-                              k_scale_dist<typename decltype(st)::type>
-                              <<<grid_for(S.no * S.ns), kThreads, 0, compute>>>(C, alpha));
-        });
-    }
+    scale_distributions(alpha);
 }
 
 void UgksSolverDevice::Impl::gradients_W() {
