@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <metis.h>
+#include <pthread.h>
 
 #include <algorithm>
+#include <csignal>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -152,9 +154,18 @@ std::vector<int> partition_cells(const Mesh& mesh, int nparts) {
     options[METIS_OPTION_NUMBERING] = 0;
     // METIS refuses CONTIG on a disconnected graph, so ask for it only when it can be honoured.
     options[METIS_OPTION_CONTIG] = is_connected(g, n) ? 1 : 0;
+    // GKlib (inside METIS) installs its own SIGTERM handler while METIS runs and turns the signal
+    // into METIS_ERROR: a SIGTERM during the partition made the run fail with exit 1 instead of
+    // stopping with exit 4. Blocked here, the signal stays pending and reaches the solver's
+    // handler once METIS has put it back.
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
     const int status =
         METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr,
                             &np, nullptr, nullptr, options, &objval, result.data());
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (status != METIS_OK)
         throw std::runtime_error(
             fmt::format("METIS_PartGraphKway failed ({}) for {} cells into {} parts",
