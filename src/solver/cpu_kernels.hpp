@@ -33,7 +33,10 @@ struct BlockVel {
 /// Flux of one velocity through an interior face: the upwind value (weights wl = 1, wr = 0 on the
 /// owner side: kern::owner_weight), phi_h, phi_b and the free-transport moments (weight included)
 /// added to m0..m4. gL, gR (eL, eR): the two cells' gradients of h (b) at this velocity, stride B.
-template <int D, bool SB, bool SECOND>
+/// DM: the mesh dimension (normal, x_f - x_c and gradient components d >= DM are zero and not
+/// read); velocity components d >= D are zero (the callers pass 0): the same sums as with all
+/// three components, so the result does not depend on these template parameters.
+template <int D, int DM, bool SB, bool SECOND>
 inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, double u2, double w,
                                double n0, double n1, double n2, const double* xL, const double* xR,
                                double hL, double hR, double bL, double bR, const double* gL,
@@ -41,7 +44,9 @@ inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, 
                                double& phi_h, double& phi_b, double& m0, double& m1, double& m2,
                                double& m3, double& m4) {
     const double u[3] = {u0, u1, u2};
-    const double un = u0 * n0 + u1 * n1 + u2 * n2;
+    double un = u0 * n0;
+    if (DM > 1) un += u1 * n1;
+    if (DM > 2) un += u2 * n2;
     // Both sides are loaded and the upwind one selected by weights 1 and 0 (a conditional
     // expression is compiled into gathers, which are slow).
     const double wl = kern::owner_weight(un), wr = 1.0 - wl;
@@ -50,13 +55,15 @@ inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, 
     double ugh = 0.0, ugb = 0.0;
     if (SECOND) {
         const double d0 = wl * xL[0] + wr * xR[0];
-        const double d1 = wl * xL[1] + wr * xR[1];
-        const double d2 = wl * xL[2] + wr * xR[2];
-        kern::upwind_value(hf, wl * gL[0] + wr * gR[0], wl * gL[B] + wr * gR[B],
-                           wl * gL[2 * B] + wr * gR[2 * B], d0, d1, d2, u0, u1, u2, hf, ugh);
+        const double d1 = DM > 1 ? wl * xL[1] + wr * xR[1] : 0.0;
+        const double d2 = DM > 2 ? wl * xL[2] + wr * xR[2] : 0.0;
+        kern::upwind_value<DM>(hf, wl * gL[0] + wr * gR[0], DM > 1 ? wl * gL[B] + wr * gR[B] : 0.0,
+                               DM > 2 ? wl * gL[2 * B] + wr * gR[2 * B] : 0.0, d0, d1, d2, u0, u1,
+                               u2, hf, ugh);
         if (SB)
-            kern::upwind_value(bf, wl * eL[0] + wr * eR[0], wl * eL[B] + wr * eR[B],
-                               wl * eL[2 * B] + wr * eR[2 * B], d0, d1, d2, u0, u1, u2, bf, ugb);
+            kern::upwind_value<DM>(
+                bf, wl * eL[0] + wr * eR[0], DM > 1 ? wl * eL[B] + wr * eR[B] : 0.0,
+                DM > 2 ? wl * eL[2 * B] + wr * eR[2 * B] : 0.0, d0, d1, d2, u0, u1, u2, bf, ugb);
     }
     double u2s = u0 * u0;
     if (D > 1) u2s += u1 * u1;
@@ -79,8 +86,9 @@ inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, 
 /// of the owner (L) or neighbour (R) side: phi_h, phi_b per lane, and the block's share of the
 /// free-transport macroscopic flux added to acc (weights included).
 /// hL/hR, bL/bR: the block's distributions of the two cells; ghL/ghR, gbL/gbR: their limited
-/// gradients laid out [3][B]; n the face normal, dxL/dxR = x_f - x_L, x_f - x_R.
-template <int D, bool SB, bool SECOND>
+/// gradients laid out [3][B]; n the face normal, dxL/dxR = x_f - x_L, x_f - x_R. DM: the mesh
+/// dimension (flux_interior_lane).
+template <int D, int DM, bool SB, bool SECOND>
 inline void flux_interior(int B, const phys::FaceCoeffs& Fin, const double* n, const double* dxL,
                           const double* dxR, const BlockVel& V, const double* __restrict hL,
                           const double* __restrict hR, const double* __restrict bL,
@@ -100,18 +108,19 @@ inline void flux_interior(int B, const phys::FaceCoeffs& Fin, const double* n, c
     if constexpr (SB) {
 #pragma omp simd reduction(+ : m0, m1, m2, m3, m4)
         for (int v = 0; v < B; ++v)
-            flux_interior_lane<D, true, SECOND>(
-                F, ux[v], uy[v], uz[v], wt[v], n0, n1, n2, dxL, dxR, hL[v], hR[v], bL[v], bR[v],
-                SECOND ? ghL + v : nullptr, SECOND ? ghR + v : nullptr, SECOND ? gbL + v : nullptr,
-                SECOND ? gbR + v : nullptr, B, phi_h[v], phi_b[v], m0, m1, m2, m3, m4);
+            flux_interior_lane<D, DM, true, SECOND>(
+                F, ux[v], D > 1 ? uy[v] : 0.0, D > 2 ? uz[v] : 0.0, wt[v], n0, n1, n2, dxL, dxR,
+                hL[v], hR[v], bL[v], bR[v], SECOND ? ghL + v : nullptr, SECOND ? ghR + v : nullptr,
+                SECOND ? gbL + v : nullptr, SECOND ? gbR + v : nullptr, B, phi_h[v], phi_b[v], m0,
+                m1, m2, m3, m4);
     } else {
         double unused = 0.0;
 #pragma omp simd reduction(+ : m0, m1, m2, m3, m4)
         for (int v = 0; v < B; ++v)
-            flux_interior_lane<D, false, SECOND>(
-                F, ux[v], uy[v], uz[v], wt[v], n0, n1, n2, dxL, dxR, hL[v], hR[v], 0.0, 0.0,
-                SECOND ? ghL + v : nullptr, SECOND ? ghR + v : nullptr, nullptr, nullptr, B,
-                phi_h[v], unused, m0, m1, m2, m3, m4);
+            flux_interior_lane<D, DM, false, SECOND>(
+                F, ux[v], D > 1 ? uy[v] : 0.0, D > 2 ? uz[v] : 0.0, wt[v], n0, n1, n2, dxL, dxR,
+                hL[v], hR[v], 0.0, 0.0, SECOND ? ghL + v : nullptr, SECOND ? ghR + v : nullptr,
+                nullptr, nullptr, B, phi_h[v], unused, m0, m1, m2, m3, m4);
     }
     acc[0] += m0;
     acc[1] += m1;
@@ -262,8 +271,11 @@ inline void stage2_cell(int B, const phys::EqConst& C, const BlockVel& V, double
 }
 
 /// gradient_limited_cell on the W velocities v0 .. v0 + W - 1 of the block: the sums, bounds and
-/// factors of those velocities stay in registers across the cell's faces.
-template <int KIND, int W>
+/// factors of those velocities stay in registers across the cell's faces. DM: the mesh dimension;
+/// the gradient components d >= DM are zero (the LSQ vectors and x_f - x_i have no such
+/// component), so they are neither formed nor stored: the rows d >= DM of g keep the zeros they
+/// were allocated with (the same values and sums as with all three components: bit-identical).
+template <int KIND, int W, int DM>
 inline void gradient_limited_lanes(int B, int v0, const double* f, index_t i, const index_t* nbr,
                                    int nf, const double* c, const double* dx, double kd3,
                                    double* __restrict g, int mode, std::uint16_t* __restrict code) {
@@ -279,53 +291,70 @@ inline void gradient_limited_lanes(int B, int v0, const double* f, index_t i, co
     for (int k = 0; k < nf; ++k) {
         if (nbr[k] < 0) continue;
         const double* __restrict fj = f + static_cast<std::size_t>(B) * nbr[k] + v0;
-        const double c0 = c[3 * k], c1 = c[3 * k + 1], c2 = c[3 * k + 2];
+        const double c0 = c[3 * k], c1 = DM > 1 ? c[3 * k + 1] : 0.0,
+                     c2 = DM > 2 ? c[3 * k + 2] : 0.0;
 #pragma omp simd
         for (int l = 0; l < W; ++l)
-            kern::lsq_add(c0, c1, c2, fj[l], fi[l], a0[l], a1[l], a2[l], vmax[l], vmin[l],
-                          scale[l]);
+            kern::lsq_add<DM>(c0, c1, c2, fj[l], fi[l], a0[l], a1[l], a2[l], vmax[l], vmin[l],
+                              scale[l]);
     }
     if (KIND != kern::kNoLimiter) {
+        // kern::limiter_psi's calls, with the faces outside the lanes: scaled values, the smallest
+        // fraction num / den per lane, one division
+        double sn[W], up[W], dn[W], sc[W], N[W], Dn[W];
+#pragma omp simd
+        for (int l = 0; l < W; ++l) {
+            sn[l] = kern::limiter_norm(scale[l]);
+            up[l] = (vmax[l] - fi[l]) * sn[l];
+            dn[l] = (vmin[l] - fi[l]) * sn[l];
+            sc[l] = scale[l] * sn[l];
+            N[l] = Dn[l] = 1.0;
+        }
         for (int k = 0; k < nf; ++k) {
             const double x0 = dx[3 * k], x1 = dx[3 * k + 1], x2 = dx[3 * k + 2];
 #pragma omp simd
             for (int l = 0; l < W; ++l) {
-                const double d2 = a0[l] * x0 + a1[l] * x1 + a2[l] * x2;
-                const double r =
-                    kern::limiter_ratio(KIND, vmax[l] - fi[l], vmin[l] - fi[l], d2, kd3, scale[l]);
-                psi[l] = r < psi[l] ? r : psi[l];
+                double d2 = a0[l] * x0;
+                if (DM > 1) d2 += a1[l] * x1;
+                if (DM > 2) d2 += a2[l] * x2;
+                double num, den;
+                kern::limiter_fraction(KIND, up[l], dn[l], d2 * sn[l], kd3, sc[l], num, den);
+                kern::limiter_keep_smaller(num, den, N[l], Dn[l]);
             }
         }
+#pragma omp simd
+        for (int l = 0; l < W; ++l) psi[l] = N[l] / Dn[l];
         if (mode == kern::kLimiterFrozen)
             for (int l = 0; l < W; ++l) psi[l] = kern::limiter_frozen(psi[l], code[v0 + l]);
     }
 #pragma omp simd
     for (int l = 0; l < W; ++l) {
         g[v0 + l] = a0[l] * psi[l];
-        g[B + v0 + l] = a1[l] * psi[l];
-        g[2 * B + v0 + l] = a2[l] * psi[l];
+        if (DM > 1) g[B + v0 + l] = a1[l] * psi[l];
+        if (DM > 2) g[2 * B + v0 + l] = a2[l] * psi[l];
     }
 }
 
 /// Limited least-squares gradient of one block at owned cell i (sections 4.2-4.3): g [3][B] =
-/// psi sum_j c_ij (f_j - f_i) (kern::lsq_add, kern::limiter_ratio; KIND a kern::LimiterKind).
+/// psi sum_j c_ij (f_j - f_i) (kern::lsq_add, kern::limiter_psi's steps; KIND a kern::LimiterKind).
 /// nbr: the neighbour of each of the cell's nf LSQ slots (-1 at a boundary), c: LSQ vectors,
 /// dx: x_f - x_i per slot. mode (kern::LimiterMode) with code, the cell's B stored factors of this
 /// block when frozen (kern::limiter_frozen; docs/steady.md section 7.10). The velocities go 16 at a
 /// time through gradient_limited_lanes, then 8, then one by one (16 was the fastest of 8, 16, 32 on
 /// the 45^2 x 28^2 cavity, docs/performance.md); each velocity sees the same operations in the
-/// same order whatever its chunk, so the result does not depend on the block size.
-template <int KIND>
+/// same order whatever its chunk, so the result does not depend on the block size. DM: the mesh
+/// dimension (rows d >= DM of g are left as they are: zeros).
+template <int KIND, int DM>
 inline void gradient_limited_cell(int B, const double* f, index_t i, const index_t* nbr, int nf,
                                   const double* c, const double* dx, double kd3,
                                   double* __restrict g, int mode, std::uint16_t* __restrict code) {
     int v0 = 0;
     for (; v0 + 16 <= B; v0 += 16)
-        gradient_limited_lanes<KIND, 16>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
+        gradient_limited_lanes<KIND, 16, DM>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
     for (; v0 + 8 <= B; v0 += 8)
-        gradient_limited_lanes<KIND, 8>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
+        gradient_limited_lanes<KIND, 8, DM>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
     for (; v0 < B; ++v0)
-        gradient_limited_lanes<KIND, 1>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
+        gradient_limited_lanes<KIND, 1, DM>(B, v0, f, i, nbr, nf, c, dx, kd3, g, mode, code);
 }
 
 }  // namespace ugks::cpu

@@ -46,6 +46,14 @@ void dispatch_dsb(int D, bool store_b, Fn&& fn) {
     if (D == 3) by_b(std::integral_constant<int, 3>{});
 }
 
+/// Call fn(DM) with a compile-time constant for the runtime mesh dimension (1, 2 or 3).
+template <class Fn>
+void with_mesh_dim(int dim, Fn&& fn) {
+    if (dim == 1) fn(std::integral_constant<int, 1>{});
+    if (dim == 2) fn(std::integral_constant<int, 2>{});
+    if (dim == 3) fn(std::integral_constant<int, 3>{});
+}
+
 }  // namespace
 
 UgksSolver::UgksSolver(const CaseSetup& setup, const LocalMesh& local,
@@ -370,15 +378,18 @@ void UgksSolver::gradient_block(const double* f, double* grad, std::uint16_t* co
         const double* dx = &m_s.slot_dx[3 * slot];
         double* g = grad + 3 * B * i;
         std::uint16_t* ci = mode ? code + static_cast<std::size_t>(B) * i : nullptr;
-        if (kind == kern::kVenkatakrishnan)
-            cpu::gradient_limited_cell<kern::kVenkatakrishnan>(B, f, i, nbr, nf, c, dx, m_s.kd3[i],
-                                                               g, mode, ci);
-        else if (kind == kern::kBarthJespersen)
-            cpu::gradient_limited_cell<kern::kBarthJespersen>(B, f, i, nbr, nf, c, dx, m_s.kd3[i],
-                                                              g, mode, ci);
-        else
-            cpu::gradient_limited_cell<kern::kNoLimiter>(B, f, i, nbr, nf, c, dx, m_s.kd3[i], g,
-                                                         mode, ci);
+        with_mesh_dim(m_s.dim, [&](auto DMc) {
+            constexpr int DM = decltype(DMc)::value;
+            if (kind == kern::kVenkatakrishnan)
+                cpu::gradient_limited_cell<kern::kVenkatakrishnan, DM>(B, f, i, nbr, nf, c, dx,
+                                                                       m_s.kd3[i], g, mode, ci);
+            else if (kind == kern::kBarthJespersen)
+                cpu::gradient_limited_cell<kern::kBarthJespersen, DM>(B, f, i, nbr, nf, c, dx,
+                                                                      m_s.kd3[i], g, mode, ci);
+            else
+                cpu::gradient_limited_cell<kern::kNoLimiter, DM>(B, f, i, nbr, nf, c, dx,
+                                                                 m_s.kd3[i], g, mode, ci);
+        });
     }
 }
 
@@ -426,8 +437,12 @@ void UgksSolver::sweep(double dt) {
         dispatch_dsb(m_gas.D, m_s.store_b, [&](auto Dc, auto SBc) {
             constexpr int D = decltype(Dc)::value;
             constexpr bool SB = decltype(SBc)::value;
-            auto interior =
-                second ? &cpu::flux_interior<D, SB, true> : &cpu::flux_interior<D, SB, false>;
+            decltype(&cpu::flux_interior<D, D, SB, true>) interior = nullptr;
+            with_mesh_dim(m_s.dim, [&](auto DMc) {
+                constexpr int DM = decltype(DMc)::value < D ? decltype(DMc)::value : D;
+                interior = second ? &cpu::flux_interior<D, DM, SB, true>
+                                  : &cpu::flux_interior<D, DM, SB, false>;
+            });
 #pragma omp parallel for schedule(dynamic, 32)
             for (index_t f = 0; f < m_s.nf; ++f) {
                 const index_t L = m_mesh.face_owner[f];

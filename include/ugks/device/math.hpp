@@ -9,6 +9,27 @@
 
 namespace ugks::dev {
 
+/// The bits of a double as a 64-bit integer and back (device code: the CUDA intrinsics; host code:
+/// memcpy, which the compiler turns into a register move and vectorizes).
+UGKS_HOST_DEVICE inline std::int64_t double_bits(double x) {
+#if defined(__CUDA_ARCH__)
+    return __double_as_longlong(x);
+#else
+    std::int64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+#endif
+}
+UGKS_HOST_DEVICE inline double bits_double(std::int64_t b) {
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double(b);
+#else
+    double x;
+    std::memcpy(&x, &b, sizeof x);
+    return x;
+#endif
+}
+
 /// exp(x) for x <= 0.
 /// Device code: the CUDA math library's exp.
 /// Host code: written so that the compiler vectorizes it (no libm call): Cody-Waite reduction

@@ -3,6 +3,7 @@
 // and as host code otherwise, checked against closed forms and conservation properties.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -179,6 +180,22 @@ void limiter_values(const DeviceArray<double>& in, DeviceArray<double>& out, int
         out.size(), UGKS_LAMBDA(index_t k) {
             o[k] = kern::limiter_ratio(kind, a[5 * k], a[5 * k + 1], a[5 * k + 2], a[5 * k + 3],
                                        a[5 * k + 4]);
+        });
+}
+
+/// Per stencil k (rows of 6 + 3 * nf values: g0, g1, g2, fi, vmax, vmin, then nf face offsets
+/// x_f - x_i), scale = max(|vmax|, |vmin|, |fi|): kern::limiter_psi over the nf faces.
+void limiter_psis(const DeviceArray<double>& in, int nf, int kind, double kd3,
+                  DeviceArray<double>& out) {
+    const auto a = in.view();
+    auto o = out.view();
+    const int row = 6 + 3 * nf;
+    ugks::forall(
+        out.size(), UGKS_LAMBDA(index_t k) {
+            const double* r = &a.data[row * k];
+            const double sc = fmax(fabs(r[3]), fmax(fabs(r[4]), fabs(r[5])));
+            o[k] =
+                kern::limiter_psi(kind, 0, nf, r + 6, r[0], r[1], r[2], r[3], r[4], r[5], sc, kd3);
         });
 }
 
@@ -446,6 +463,72 @@ TEST_F(StepKernels, LimiterRatiosOfClosedForms) {
     EXPECT_EQ(o[2], 1.0);  // (0.25 + 0.25) / (0.25 + 0.125 + 0.125) = 1
     EXPECT_EQ(o[3], 1.0);
     EXPECT_NEAR(o[4], 0.0, 1e-290);  // eps^2 / (2 d2^2 + eps^2)
+}
+
+TEST_F(StepKernels, LimiterFactorWithoutDivisionsIsTheSmallestFaceRatio) {
+    // kern::limiter_psi (one division per velocity: scaled values, fractions compared by cross
+    // products) against the minimum of the per-face ratios kern::limiter_ratio of the same scaled
+    // values: equal to a few ulp, for random stencils of 6 faces at magnitudes from 1e-250 to
+    // 1e100. The same stencils at every magnitude give the same factor (the limiter is scale
+    // invariant): compared products of values near 1e-150 would underflow without the scaling.
+    const int nf = 6, row = 6 + 3 * nf, n = 200;
+    const double mags[] = {1.0, 1e-150, 1e-250, 1e100};
+    std::uint64_t state = 12345;
+    auto rnd = [&]() {  // uniform in [-1, 1)
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<double>(state >> 11) * 0x1.0p-52 - 1.0;
+    };
+    std::vector<double> base(static_cast<std::size_t>(row) * n);
+    for (int k = 0; k < n; ++k) {
+        double* r = &base[static_cast<std::size_t>(row) * k];
+        const double fi = rnd();
+        r[3] = fi;
+        r[4] = fi + 0.5 * (1.0 + rnd());  // vmax >= fi
+        r[5] = fi - 0.5 * (1.0 + rnd());  // vmin <= fi
+        for (int d = 0; d < 3; ++d) r[d] = 2.0 * rnd();
+        for (int j = 0; j < 3 * nf; ++j) r[6 + j] = 0.6 * rnd();
+        if (k % 7 == 0) r[0] = r[1] = r[2] = 0.0;  // d2 = 0 on every face: psi = 1
+    }
+    for (int kind : {kern::kVenkatakrishnan, kern::kBarthJespersen}) {
+        std::vector<double> first;
+        for (double mag : mags) {
+            std::vector<double> in = base;
+            for (int k = 0; k < n; ++k)
+                for (int j = 0; j < 6; ++j) in[static_cast<std::size_t>(row) * k + j] *= mag;
+            auto din = upload(in);
+            DeviceArray<double> out("psi", n);
+            limiter_psis(din, nf, kind, 0.05, out);
+            const auto psi = download(out);
+            for (int k = 0; k < n; ++k) {
+                const double* r = &in[static_cast<std::size_t>(row) * k];
+                const double sc =
+                    std::max(std::abs(r[3]), std::max(std::abs(r[4]), std::abs(r[5])));
+                int e = 0;
+                std::frexp(sc, &e);
+                const double s = std::ldexp(1.0, 1 - e);  // sc * s in [1, 2)
+                double ref = 1.0;
+                for (int f = 0; f < nf; ++f) {
+                    const double* x = r + 6 + 3 * f;
+                    const double d2 = (r[0] * x[0] + r[1] * x[1] + r[2] * x[2]) * s;
+                    ref = std::min(ref, kern::limiter_ratio(kind, (r[4] - r[3]) * s,
+                                                            (r[5] - r[3]) * s, d2, 0.05, sc * s));
+                }
+                EXPECT_NEAR(psi[k], ref, 4e-16) << kind << " " << mag << " " << k;
+                EXPECT_GE(psi[k], 0.0);
+                EXPECT_LE(psi[k], 1.0);
+                if (k % 7 == 0) EXPECT_EQ(psi[k], 1.0);
+            }
+            if (first.empty()) {
+                first = psi;
+                int limited = 0;
+                for (double p : psi) limited += p < 0.999;
+                EXPECT_GT(limited, n / 4) << "the stencils must exercise the limiter";
+            } else {
+                // (the inputs times a magnitude that is not a power of two are rounded: a few ulp)
+                for (int k = 0; k < n; ++k) EXPECT_NEAR(psi[k], first[k], 2e-15) << mag << " " << k;
+            }
+        }
+    }
 }
 
 /// Cell 0 at the origin with neighbours 1..4 at (+-1, 0), (0, +-1): LSQ vectors d/2, faces at d/2;
