@@ -72,10 +72,12 @@ long allreduce(long v, MPI_Op op, MPI_Comm comm) {
 
 /// Stage 1: the case sections, the mesh and the velocity space, and their checks.
 /// The number of velocity points a configuration asks for, before the grid is built (tensor
-/// grids: the product of the counts; nonuniform: about target_points; file: 0, not known).
+/// grids: the product of the counts; nonuniform, unstructured: about target_points; file: 0, not
+/// known).
 double requested_velocities(const VelocityConfig& vc) {
     if (vc.type == "file") return 0.0;
-    if (vc.type == "nonuniform") return static_cast<double>(vc.target_points);
+    if (vc.type == "nonuniform" || vc.type == "unstructured")
+        return static_cast<double>(vc.target_points);
     double n = 1.0;
     for (int d = 0; d < vc.dim; ++d) n *= static_cast<double>(vc.counts[d]);
     return n;

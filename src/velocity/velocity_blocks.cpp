@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <unordered_map>
 
 #include "ugks/core/error.hpp"
@@ -115,7 +116,12 @@ VelocityBlocks make_velocity_blocks(const VelocityGrid& grid, int block_size, in
                         << axis_name(d) << ": velocity " << k << " = (" << grid.u[k][0] << ", "
                         << grid.u[k][1] << ", " << grid.u[k][2] << ") has no mirror image"
                         << (m < 0 ? "" : " with the same weight")
-                        << " (use a grid centred on 0 along that axis: offset 0, lo = -hi)");
+                        << (grid.kind == "unstructured"
+                                ? std::string(" (type unstructured is symmetric about u_") +
+                                      axis_name(d) + " = 0 when every Maxwellian has U_" +
+                                      axis_name(d) + " = 0)"
+                                : std::string(" (use a grid centred on 0 along that axis: "
+                                              "offset 0, lo = -hi)")));
                 image[d][k] = m;
             }
         }

@@ -48,10 +48,10 @@ std::string folder_of(const std::string& file) {
 
 VelocityConfig parse_velocity_config(Config& cfg, int mesh_dim) {
     VelocityConfig vc;
-    vc.type = cfg.get_enum_or(
-        "velocity.type",
-        {"gauss_hermite", "half_range_gauss_hermite", "newton_cotes", "file", "nonuniform"},
-        "gauss_hermite");
+    vc.type = cfg.get_enum_or("velocity.type",
+                              {"gauss_hermite", "half_range_gauss_hermite", "newton_cotes", "file",
+                               "nonuniform", "unstructured"},
+                              "gauss_hermite");
     vc.dim = cfg.get_or<int>("velocity.dim", mesh_dim);
     cfg.check_range("velocity.dim", vc.dim, 1, 3);
     if (vc.dim < mesh_dim)
@@ -144,6 +144,47 @@ VelocityConfig parse_velocity_config(Config& cfg, int mesh_dim) {
         cfg.check_range("velocity.refine.growth", vc.refine_growth, 0, kInf, true, true);
         vc.target_points = cfg.get<std::int64_t>("velocity.target_points");
         cfg.check_range("velocity.target_points", static_cast<double>(vc.target_points), 1, 1e9);
+    }
+    if (vc.type == "unstructured") {
+        const std::string key = "velocity.maxwellians";
+        if (!cfg.has(key)) (void)cfg.get<std::string>(key);  // "key ... is required" with location
+        if (!cfg.is_sequence(key))
+            cfg.fail(key, "expected a list of Maxwellians [{U: [u_x, ...], T: T}, ...]");
+        const std::size_t n = cfg.sequence_size(key);
+        if (n < 1 || n > 4)
+            cfg.fail(key, "expected 1 to 4 Maxwellians (free stream, wall, ...), got " +
+                              std::to_string(n));
+        for (std::size_t a = 0; a < n; ++a) {
+            const std::string path = key + "." + std::to_string(a);
+            if (!cfg.is_map(path))
+                cfg.fail(path,
+                         "expected a map {U: [u_x, ...], T: T} (velocity and temperature, "
+                         "nondimensional like every velocity key)");
+            VelocityMaxwellian M;
+            const auto U = cfg.get<std::vector<double>>(path + ".U");
+            if (static_cast<int>(U.size()) != dim)
+                cfg.fail(path + ".U", "expected " + std::to_string(dim) +
+                                          " components (velocity.dim), got " +
+                                          std::to_string(U.size()));
+            for (int d = 0; d < dim; ++d) {
+                if (!std::isfinite(U[d])) cfg.fail(path + ".U", "non-finite component");
+                M.U[d] = U[d];
+            }
+            M.T = cfg.get<double>(path + ".T");
+            cfg.check_range(path + ".T", M.T, 0, kInf, true, true);
+            for (std::size_t b = 0; b < a; ++b)
+                if (vc.maxwellians[b].U == M.U && vc.maxwellians[b].T == M.T)
+                    cfg.fail(path, "the same Maxwellian as " + key + "." + std::to_string(b));
+            vc.maxwellians.push_back(M);
+        }
+        vc.extent = cfg.get_or<double>("velocity.extent", 5.0);
+        cfg.check_range("velocity.extent", vc.extent, 2, 20);
+        vc.growth = cfg.get_or<double>("velocity.growth", 0.5);
+        cfg.check_range("velocity.growth", vc.growth, 0, 10, true);
+        vc.target_points = cfg.get<std::int64_t>("velocity.target_points");
+        cfg.check_range("velocity.target_points", static_cast<double>(vc.target_points), 100, 1e9);
+        // The case check estimates the size from the counts before the grid is built.
+        vc.counts = {static_cast<int>(vc.target_points), 1, 1};
     }
     return vc;
 }

@@ -1,4 +1,5 @@
-// Tensor, file and nonuniform velocity grids (docs/formulation.md section 3).
+// Tensor, file and nonuniform velocity grids (docs/formulation.md section 3); unstructured sets are
+// in unstructured_grid.cpp.
 #include "ugks/velocity/velocity_grid.hpp"
 
 #include <algorithm>
@@ -51,6 +52,9 @@ VelocityGrid build_velocity_grid(const VelocityConfig& vc) {
     if (vc.type == "nonuniform")
         return make_nonuniform_velocity_grid(vc.dim, vc.lo, vc.hi, vc.refine_centres,
                                              vc.refine_width, vc.target_points, vc.refine_growth);
+    if (vc.type == "unstructured")
+        return make_unstructured_velocity_grid(vc.dim, vc.maxwellians, vc.target_points, vc.extent,
+                                               vc.growth);
     std::array<std::vector<double>, 3> x, w;
     for (int d = 0; d < vc.dim; ++d) {
         if (vc.type == "gauss_hermite")

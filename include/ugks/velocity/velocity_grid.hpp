@@ -18,14 +18,16 @@ struct VelocityGrid {
     std::vector<double> w;
     /// For tensor grids: points per axis and the 1D nodes; ordering is k = (i*ny + j)*nz + l (last
     /// axis fastest), w_k = product of the 1D weights. Axes d >= dim have count 1, node 0 and
-    /// weight 1. For a point list (type file): counts = {size, 1, 1}, axis_nodes/weights empty.
+    /// weight 1. For a point list (types file and unstructured): counts = {size, 1, 1},
+    /// axis_nodes/weights empty.
     std::array<int, 3> counts{1, 1, 1};
     std::array<std::vector<double>, 3> axis_nodes;
     std::array<std::vector<double>, 3> axis_weights;
-    /// gauss_hermite | half_range_gauss_hermite | newton_cotes | file | nonuniform
+    /// gauss_hermite | half_range_gauss_hermite | newton_cotes | file | nonuniform | unstructured
     std::string kind;
     index_t size() const { return static_cast<index_t>(u.size()); }
-    /// True when the grid is a tensor product of the axis rules (every kind except `file`).
+    /// True when the grid is a tensor product of the axis rules (every kind except `file` and
+    /// `unstructured`).
     bool is_tensor() const { return !axis_nodes[0].empty(); }
 };
 
@@ -63,9 +65,19 @@ VelocityGrid make_tensor_velocity_grid(int dim, const std::array<std::vector<dou
                                        const std::array<std::vector<double>, 3>& weights,
                                        const std::string& kind);
 
+/// A Maxwellian that an unstructured velocity set is refined around and integrates exactly:
+/// velocity U and temperature T, nondimensional (U in C_ref = sqrt(2 R T_ref), T in T_ref; the
+/// Maxwellian is (pi T)^{-D/2} exp(-|u - U|^2 / T), docs/formulation.md (2.2a)). Components
+/// d >= dim of U must be 0.
+struct VelocityMaxwellian {
+    Vec3 U{0, 0, 0};
+    double T = 1.0;
+};
+
 /// The `velocity` section of the case file (per-axis values for the axes d < dim):
 ///
 ///   type:   gauss_hermite (default) | half_range_gauss_hermite | newton_cotes | file | nonuniform
+///           | unstructured
 ///   dim:    1..3, default = mesh dimension; smaller than the mesh dimension is an error (a 1D
 ///           mesh with 2D/3D velocities is fine, a 3D mesh needs dim 3)
 ///   counts: [n_x, n_y, n_z] or one integer for all axes (gauss types and newton_cotes; required);
@@ -77,7 +89,16 @@ VelocityGrid make_tensor_velocity_grid(int dim, const std::array<std::vector<dou
 ///     centres: [[u_x, u_y, u_z], ...], dim components each (default: none, uniform grid)
 ///     width:   half-width of the uniformly fine zone around each centre (> 0, default 1)
 ///     growth:  relative spacing growth per unit velocity beyond it (> 0, default 0.25)
-///   target_points: total number of points (>= 1; required for nonuniform)
+///   target_points: total number of points (>= 1; required for nonuniform; >= 100, required for
+///           unstructured)
+///   maxwellians: (unstructured; required) 1 to 4 entries {U: [u_x, u_y, u_z], T: T}, dim
+///           components of U, T > 0, no two alike
+///   extent: (unstructured) half-width of the velocity box around each Maxwellian in units of its
+///           sqrt(T), in [2, 20], default 5
+///   growth: (unstructured) growth of the desired spacing per sqrt(T) of distance from a
+///           Maxwellian's centre, in (0, 10], default 0.5
+///
+/// For unstructured, counts is set to {target_points, 1, 1} (the size estimate of the case check).
 ///
 /// Keys that do not belong to the chosen type are not read, so Config::check_unused rejects them.
 /// Every error is an InputError naming the key path and line (through Config::fail/check_range).
@@ -92,6 +113,9 @@ struct VelocityConfig {
     double refine_width = 1.0;
     double refine_growth = 0.25;
     index_t target_points = 0;
+    std::vector<VelocityMaxwellian> maxwellians;  ///< unstructured
+    double extent = 5.0;                          ///< unstructured
+    double growth = 0.5;                          ///< unstructured
 };
 /// Parse and validate the `velocity` section (see VelocityConfig). Needs the Config implementation.
 VelocityConfig parse_velocity_config(Config& cfg, int mesh_dim);
@@ -132,6 +156,55 @@ VelocityGrid make_nonuniform_velocity_grid(int dim, const std::array<double, 3>&
                                            const std::array<double, 3>& hi,
                                            const std::vector<Vec3>& centres, double width,
                                            index_t target_points, double growth = 0.25);
+
+/// What make_unstructured_velocity_grid built (for logs and tests).
+struct UnstructuredGridInfo {
+    std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};  ///< the background box (axes d < dim)
+    std::array<int, 3> root_cells{1, 1, 1};          ///< background cells per axis
+    int max_level = 0;                               ///< deepest subdivision level
+    int constraints = 0;          ///< moment constraints imposed (odd ones of mirror axes dropped)
+    int newton_iterations = 0;    ///< iterations of the weight correction
+    double max_residual = 0;      ///< largest |sum w M phi - exact| / sum w M |phi| at the end
+    double min_weight_ratio = 0;  ///< min over points of w_k / (cell volume)
+    double max_weight_ratio = 0;  ///< max over points of w_k / (cell volume)
+    /// min over points of w_k / V_k for the linear minimal-norm correction alone (the first
+    /// Newton step, min sum (w - V)^2 / V): what that correction would have given (< 0: negative)
+    double least_squares_min_ratio = 1;
+    std::array<bool, 3> mirror{false, false, false};  ///< axes the set is mirror-symmetric about
+};
+
+/// Non-tensor (unstructured) velocity set refined around the given Maxwellians, with about
+/// `target_points` points and weights that integrate the moments 1, u_i, u_i u_j, |u|^2 u_i and
+/// |u|^4 of every Maxwellian exactly (to ~1e-13 relative). Point list: counts = {size, 1, 1},
+/// axis tables empty, kind "unstructured".
+///
+/// Construction (docs/decisions.md "Unstructured velocity space"):
+/// 1. Background box: the bounding box of the boxes U_a +- extent sqrt(T_a), cut into a few
+///    near-cubic cells (about 4 across the widest Maxwellian's box).
+/// 2. Quadtree/octree subdivision: the desired spacing is s(u) = min_a sqrt(T_a) (1 + growth r_a)
+///    with r_a the distance of the cell from U_a in units of sqrt(T_a); the leaf with the largest
+///    edge / s (ties: lowest level, then lowest integer position) is halved along every axis,
+///    repeated while the count gets closer to the target (each split adds 2^D - 1 points).
+///    Points are the leaf centres, ordered lexicographically (u_x slowest); the initial weights are
+///    the leaf volumes (midpoint rule, summing to the box volume).
+/// 3. Weights w_k = V_k exp(g_k), g a combination of the constraint functions, found by Newton's
+///    method so that the moments are exact: the minimum relative-entropy correction of the
+///    volumes, positive by construction; its first step is the least-squares correction that
+///    minimizes sum (w_k - V_k)^2 / V_k.
+/// An axis d with U_a,d = 0 for every Maxwellian is a mirror axis: points and weights are exactly
+/// symmetric about u_d = 0 (cells split in mirror orbits), so symmetry planes normal to it work.
+/// Deterministic: no threads, fixed summation order, the same bits on every rank and run.
+///
+/// InputError: dim outside 1..3, no or more than 4 Maxwellians, T <= 0 or non-finite values,
+/// U_d != 0 for d >= dim, two equal Maxwellians, extent outside [2, 20], growth outside (0, 10],
+/// a target below the background cell count or below 100, or moment constraints that cannot be met
+/// (too few points; the message asks for more), or only with weights outside [0.25, 4] times the
+/// cell volumes (the cells do not resolve a Maxwellian; the message asks for more points).
+VelocityGrid make_unstructured_velocity_grid(int dim,
+                                             const std::vector<VelocityMaxwellian>& maxwellians,
+                                             index_t target_points, double extent = 5.0,
+                                             double growth = 0.5,
+                                             UnstructuredGridInfo* info = nullptr);
 
 /// Velocities cut into blocks of B_v (zero-weight padding) and assigned to P_v velocity ranks.
 ///
