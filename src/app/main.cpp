@@ -60,7 +60,15 @@ int main(int argc, char** argv) {
     prefer_passive_omp_wait(argv);
     // Before MPI_Init, which can take long on a loaded cluster: a SIGTERM then is not lost.
     ugks::install_stop_handlers();
+    // The threads MPI and OpenMP start inherit blocked stop signals, so that a signal always
+    // reaches the main thread; in particular while GKlib (inside METIS) has its own SIGTERM handler
+    // in place, which may only run on the thread that called METIS (src/parallel/partition.cpp).
+    ugks::block_stop_signals(true);
     MPI_Init(&argc, &argv);
+#pragma omp parallel
+    {  // start the OpenMP thread pool now (the threads are kept for the later parallel loops)
+    }
+    ugks::block_stop_signals(false);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ugks::log::state().rank = rank;

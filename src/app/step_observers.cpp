@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <csignal>
@@ -221,6 +222,13 @@ void install_stop_handlers() {
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     for (int sig : {SIGTERM, SIGINT, SIGUSR1}) sigaction(sig, &sa, nullptr);
+}
+
+void block_stop_signals(bool block) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGTERM, SIGINT, SIGUSR1}) sigaddset(&set, sig);
+    pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, nullptr);
 }
 
 void restore_default_stop_handlers() {

@@ -154,10 +154,11 @@ std::vector<int> partition_cells(const Mesh& mesh, int nparts) {
     options[METIS_OPTION_NUMBERING] = 0;
     // METIS refuses CONTIG on a disconnected graph, so ask for it only when it can be honoured.
     options[METIS_OPTION_CONTIG] = is_connected(g, n) ? 1 : 0;
-    // GKlib (inside METIS) installs its own SIGTERM handler while METIS runs and turns the signal
-    // into METIS_ERROR: a SIGTERM during the partition made the run fail with exit 1 instead of
-    // stopping with exit 4. Blocked here, the signal stays pending and reaches the solver's
-    // handler once METIS has put it back.
+    // GKlib (inside METIS) installs its own SIGTERM handler while METIS runs, which turns the
+    // signal into METIS_ERROR on this thread and crashes on any other: a SIGTERM during the
+    // partition ended the run with exit 1 (or 139) instead of the start-up stop with exit 4. The
+    // other threads never take it (main() starts them with the stop signals blocked); blocked here
+    // too, it stays pending and reaches the solver's handler once METIS has put that back.
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGTERM);

@@ -44,6 +44,11 @@ public:
 /// start-up is not lost (it is acted on by check_stop_during_startup or after the first step);
 /// installing again keeps a signal already received.
 void install_stop_handlers();
+/// Block (true) or unblock (false) the stop signals in the calling thread. main() blocks them
+/// before MPI_Init and the OpenMP thread pool exist and unblocks them afterwards in the main thread
+/// only: the threads of the libraries inherit the block, so a stop signal always reaches the main
+/// thread (the METIS partition blocks SIGTERM there too: src/parallel/partition.cpp).
+void block_stop_signals(bool block);
 /// "SIGTERM", "SIGINT", "SIGUSR1" ("a signal" for any other).
 const char* signal_name(int sig);
 /// The default actions again (overset mode and --check, which have no checkpoint to write); a stop
