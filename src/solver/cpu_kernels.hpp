@@ -68,17 +68,22 @@ inline void flux_interior_lane(const phys::FaceCoeffs& F, double u0, double u1, 
     double u2s = u0 * u0;
     if (D > 1) u2s += u1 * u1;
     if (D > 2) u2s += u2 * u2;
-    // Both sides' slope sums, the upwind one selected by the weights (exact: wl is 1 or 0); fewer
-    // live registers than selecting the slope coefficients first.
+    // The upwind side's slope coefficients selected per lane (a blend of two broadcasts), then
+    // one slope sum over the DM directions of the mesh (the slopes of the others are zero).
+    phys::Slope a[DM];
+    for (int j = 0; j < DM; ++j) {
+        const bool own = un > 0;
+        a[j].a0 = own ? F.aL[j].a0 : F.aR[j].a0;
+        for (int d = 0; d < D; ++d) a[j].aU[d] = own ? F.aL[j].aU[d] : F.aR[j].aU[d];
+        a[j].aE = own ? F.aL[j].aE : F.aR[j].aE;
+    }
     const double H0 = phys::maxwellian_H<D>(F.eq, u);
-    double B0, Hp, Bp, shL, sbL, shR, sbR;
+    double B0, Hp, Bp, sh, sb;
     phys::shakhov_parts<D, SB>(F.eq, u, H0, B0, Hp, Bp);
-    phys::slope_sums<D, SB>(F.aL, u, u2s, H0, B0, F.eq.xi4, shL, sbL);
-    phys::slope_sums<D, SB>(F.aR, u, u2s, H0, B0, F.eq.xi4, shR, sbR);
+    phys::slope_sums<D, SB, DM>(a, u, u2s, H0, B0, F.eq.xi4, sh, sb);
     double fmh, fmb;
-    phys::micro_flux_given_slopes<D, SB>(F.eq, wl * shL + wr * shR, wl * sbL + wr * sbR, F.A, F.tc,
-                                         u, u2s, un, H0, B0, Hp, Bp, hf, bf, ugh, ugb, phi_h, phi_b,
-                                         fmh, fmb);
+    phys::micro_flux_given_slopes<D, SB>(F.eq, sh, sb, F.A, F.tc, u, u2s, un, H0, B0, Hp, Bp, hf,
+                                         bf, ugh, ugb, phi_h, phi_b, fmh, fmb);
     kern::add_flux_moments<D, SB>(w, u, u2s, fmh, fmb, m0, m1, m2, m3, m4);
 }
 

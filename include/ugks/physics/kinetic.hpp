@@ -198,8 +198,9 @@ UGKS_HOST_DEVICE inline void micro_flux(const FaceCoeffs& fc, const GasParams& g
 
 /// The two parts of micro_flux_lane, for schedules that form the upwind choice themselves: the
 /// slope sums sh = sum_j u_j A[a^(j); H], sb = sum_j u_j A[a^(j); B] of one slope set (5.10b),
-/// and the flux given them (B0, Hp, Bp from shakhov_parts of H0).
-template <int D, bool HB>
+/// and the flux given them (B0, Hp, Bp from shakhov_parts of H0). NJ <= D: the number of slopes
+/// summed (the mesh dimension: the slopes of directions j >= NJ are zero and add nothing).
+template <int D, bool HB, int NJ = D>
 UGKS_HOST_DEVICE inline void slope_sums(const Slope* a, const double u[3], double u2, double H0,
                                         double B0, double xi4, double& sh, double& sb);
 template <int D, bool HB>

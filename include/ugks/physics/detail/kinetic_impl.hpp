@@ -302,12 +302,12 @@ UGKS_HOST_DEVICE inline void shakhov_given_H(const EqConst& C, const double u[3]
     bplus = B + Bp;
 }
 
-template <int D, bool HB>
+template <int D, bool HB, int NJ>
 UGKS_HOST_DEVICE inline void slope_sums(const Slope* a, const double u[3], double u2, double H0,
                                         double B0, double xi4, double& sh, double& sb) {
     sh = 0.0;
     sb = 0.0;
-    for (int j = 0; j < D; ++j) {
+    for (int j = 0; j < NJ; ++j) {
         double poly = a[j].a0 + 0.5 * a[j].aE * u2;
         for (int d = 0; d < D; ++d) poly += a[j].aU[d] * u[d];
         if (HB) {
