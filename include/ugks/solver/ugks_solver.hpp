@@ -149,7 +149,11 @@ private:
     double implicit_dtau(index_t i) const;
     /// f [nc][B] -> grad [nc][3][B] (owned); code: this block's stored limiter factors [nc][B]
     /// (used unless the limiter is live).
-    void gradient_block(const double* f, double* grad, std::uint16_t* code) const;
+    /// Limited gradients of one block of f (into grad; code: frozen limiter factors or null) and,
+    /// when f2 is given, of f2 too in the same parallel loop.
+    void gradient_block(const double* f, double* grad, std::uint16_t* code,
+                        const double* f2 = nullptr, double* grad2 = nullptr,
+                        std::uint16_t* code2 = nullptr) const;
     void cell_tables();  ///< per owned cell: equilibrium constants (prims and q at this time)
     cpu::BlockVel block_vel(int m) const;
 
