@@ -1,7 +1,7 @@
 // The X-38-like lifting body of cases/x38_like (issue 19) at CI size: the committed coarse mesh
 // (2 865 tetrahedra, half model), 500 points of the unstructured velocity set, first order, the
 // implicit steady iteration to the case's tolerance. The bounds on C_D and C_L come from the
-// converged runs of docs/production.md "CI-sized runs" (the same mesh with 500, 1 000, 3 000
+// converged runs of docs/production.md "First runs" (the same mesh with 500, 1 000, 3 000
 // unstructured points and 19 440 tensor points: C_D 0.4485-0.4515, C_L 0.2180-0.2197); a wrong wall
 // force, reference area, angle of attack or free stream moves them by far more than the 1.5 % band.
 #include <gtest/gtest.h>
