@@ -381,8 +381,9 @@ void UgksSolver::gradient_block(const double* f1, double* grad1, std::uint16_t* 
     const index_t n = f2 ? 2 * m_s.no : m_s.no;
 #pragma omp parallel for schedule(static)
     for (index_t ii = 0; ii < n; ++ii) {
-        const bool second = ii >= m_s.no;
-        const index_t i = second ? ii - m_s.no : ii;
+        // (h and b of a cell next to each other: a thread's cells are the same in the flux loop)
+        const bool second = f2 && (ii & 1);
+        const index_t i = f2 ? ii / 2 : ii;
         const double* f = second ? f2 : f1;
         double* grad = second ? grad2 : grad1;
         std::uint16_t* code = second ? code2 : code1;
@@ -458,7 +459,7 @@ void UgksSolver::sweep(double dt) {
                 interior = second ? &cpu::flux_interior<D, DM, SB, true>
                                   : &cpu::flux_interior<D, DM, SB, false>;
             });
-#pragma omp parallel for schedule(dynamic, 32)
+#pragma omp parallel for schedule(static)
             for (index_t f = 0; f < m_s.nf; ++f) {
                 const index_t L = m_mesh.face_owner[f];
                 const index_t R = m_mesh.face_neighbour[f];
