@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "ugks/app/run_case.hpp"
 #include "ugks/app/step_observers.hpp"
@@ -13,8 +14,9 @@
 
 namespace {
 
-/// The options of ugks_solver into cl (and --version into version).
-void add_options(CLI::App& app, ugks::CommandLine& cl, bool& version) {
+/// The options of ugks_solver into cl (and --version into version, --profile-steps as given into
+/// profile_steps: parse_profile_steps checks it).
+void add_options(CLI::App& app, ugks::CommandLine& cl, bool& version, std::string& profile_steps) {
     app.add_option("case", cl.case_file, "YAML case file")->type_name("CASE.yaml");
     app.add_option("--set", cl.overrides,
                    "override a case-file key, e.g. --set time.steps=100 (repeatable)")
@@ -31,6 +33,11 @@ void add_options(CLI::App& app, ugks::CommandLine& cl, bool& version) {
         "validate the case and mesh, print the decomposition, memory and time-step estimates; "
         "write nothing");
     app.add_flag("--quiet", cl.quiet, "print only warnings and errors");
+    app.add_option("--profile-steps", profile_steps,
+                   "after one warm-up step, wrap the next N time steps in "
+                   "cudaProfilerStart/Stop (nsys profile --capture-range=cudaProfilerApi); the "
+                   "CPU backend only marks them in the log")
+        ->type_name("N");
     app.add_flag("--version", version, "print the version and build information");
 }
 
@@ -52,6 +59,19 @@ void prefer_passive_omp_wait(char** argv) {
 #else
     (void)argv;
 #endif
+}
+
+/// The value of --profile-steps: a whole number of steps >= 1; -1 for anything else.
+long parse_profile_steps(const std::string& text) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return -1;
+    std::size_t used = 0;
+    long n = -1;
+    try {
+        n = std::stol(text, &used);
+    } catch (const std::exception&) {
+        return -1;
+    }
+    return used == text.size() && n >= 1 ? n : -1;
 }
 
 }  // namespace
@@ -82,7 +102,8 @@ int main(int argc, char** argv) {
         "a "
         "checkpoint, 5 steady state not reached within time.steps, 1 other failure.",
         "ugks_solver"};
-    add_options(app, cl, version);
+    std::string profile_steps;
+    add_options(app, cl, version, profile_steps);
 
     try {
         app.parse(argc, argv);
@@ -99,6 +120,16 @@ int main(int argc, char** argv) {
                         ugks::git_commit, ugks::backend_name, ugks::build_type);
         MPI_Finalize();
         return ugks::exit_code(ugks::RunOutcome::Success);
+    }
+    if (app.count("--profile-steps") > 0) cl.profile_steps = parse_profile_steps(profile_steps);
+    if (cl.profile_steps < 0) {
+        if (rank == 0)
+            std::fprintf(stderr,
+                         "ugks_solver: error: --profile-steps: expected a whole number of time "
+                         "steps >= 1, got '%s'\n",
+                         profile_steps.c_str());
+        MPI_Finalize();
+        return ugks::exit_code(ugks::RunOutcome::BadInput);
     }
     if (cl.case_file.empty()) {
         if (rank == 0)

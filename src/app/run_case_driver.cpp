@@ -16,6 +16,8 @@
 #include "ugks/core/error.hpp"
 #include "ugks/core/log.hpp"
 #include "ugks/core/timer.hpp"
+#include "ugks/core/traffic.hpp"
+#include "ugks/device/device.hpp"
 
 namespace ugks {
 
@@ -91,23 +93,81 @@ bool step_due(const RunContext& ctx) {
            (tc.end_time <= 0 || ctx.solver.time() < tc.end_time * (1 - 1e-14));
 }
 
+/// --profile-steps N: the capture range of the profiler around the N steps after the first of this
+/// run (the warm-up step); on the CPU backend only the log marks them.
+class ProfileWindow {
+public:
+    explicit ProfileWindow(const RunContext& ctx) : m_ctx(ctx), m_n(ctx.cl.profile_steps) {}
+    /// Before the step that follows `done` steps of this run.
+    void before_step(long done) {
+        if (m_n <= 0 || done != 1 || m_open) return;
+        m_gpu = device::profiler_start();
+        m_open = true;
+        m_first = m_ctx.solver.step_count() + 1;
+        if (m_gpu)
+            log::info("profile: cudaProfilerStart before step {} ({} steps, after 1 warm-up step)",
+                      m_first, m_n);
+        else
+            log::info(
+                "profile: steps {}..{} are the profiled steps (CPU backend: no profiler capture "
+                "range, only this mark)",
+                m_first, m_first + m_n - 1);
+    }
+    /// After a step; `done` steps of this run so far.
+    void after_step(long done) {
+        if (m_open && done == 1 + m_n) close();
+    }
+    /// The end of the loop: a range still open closes here (fewer steps than asked).
+    void finish() {
+        if (m_n <= 0) return;
+        if (!m_open && m_first < 0) {
+            log::info(
+                "profile: --profile-steps {}: the run ended before a step after the warm-up "
+                "step; nothing profiled",
+                m_n);
+            return;
+        }
+        if (m_open) close();
+    }
+
+private:
+    void close() {
+        if (m_gpu) device::profiler_stop();
+        m_open = false;
+        const long last = m_ctx.solver.step_count();
+        const long got = last - m_first + 1;
+        log::info("profile: {} after step {} ({} of {} steps profiled)",
+                  m_gpu ? "cudaProfilerStop" : "end of the profiled steps", last, got, m_n);
+    }
+    const RunContext& m_ctx;
+    long m_n = 0, m_first = -1;
+    bool m_open = false, m_gpu = false;
+};
+
 /// The time loop: steps until time.steps or time.end_time, a failed step, or an observer's stop.
+/// The bytes moved inside the steps are summed into end.step_traffic.
 LoopEnd time_loop(const RunContext& ctx, const std::vector<StepObserver*>& observers) {
     for (StepObserver* o : observers) o->on_start(ctx);
     LoopEnd end;
+    ProfileWindow profile(ctx);
     const auto t_loop = std::chrono::steady_clock::now();
     while (step_due(ctx)) {
+        profile.before_step(end.steps);
+        const TrafficCounts before = traffic_snapshot();
         const StepResult r = ctx.solver.step();
+        end.step_traffic += traffic_snapshot() - before;
         if (r.failed) {
             end.failure = r.failure;
             break;
         }
         end.last = r;
         ++end.steps;
+        profile.after_step(end.steps);
         if (std::any_of(observers.begin(), observers.end(),
                         [&](StepObserver* o) { return o->on_step(ctx, r); }))
             break;
     }
+    profile.finish();
     end.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_loop).count();
     for (auto o = observers.rbegin(); o != observers.rend(); ++o) (*o)->on_end(ctx, end);
     return end;

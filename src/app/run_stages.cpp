@@ -638,11 +638,70 @@ RunOrigin restart_solver(StepSolver& solver, const Problem& pb, const CommandLin
                                                                                    << skipped);
 }
 
+namespace {
+
+/// {min, mean, max, rank0} of one counter, divided by `div`.
+nlohmann::json traffic_stat_json(const TrafficStat& s, double div) {
+    return {{"min", s.min / div},
+            {"mean", s.mean / div},
+            {"max", s.max / div},
+            {"rank0", s.rank0 / div}};
+}
+
+/// summary.json `traffic` (docs/usage.md): per counter the bytes moved inside the time steps of
+/// this run (total and per step, min/mean/max over ranks and rank 0's value) and the rest of the
+/// run's counted bytes (set-up, initial upload, outputs). Collective.
+struct TrafficReport {
+    nlohmann::json json;
+    std::vector<TrafficStat> per_step;  ///< the step totals over the ranks
+};
+TrafficReport traffic_report(const LoopEnd& end, MPI_Comm world) {
+    const std::vector<TrafficStat> steps = reduce_traffic(end.step_traffic, world);
+    const std::vector<TrafficStat> other =
+        reduce_traffic(traffic_snapshot() - end.step_traffic, world);
+    TrafficReport r;
+    const double n = end.steps > 0 ? static_cast<double>(end.steps) : 1.0;
+    nlohmann::json total = nlohmann::json::object(), per = nlohmann::json::object(),
+                   outside = nlohmann::json::object();
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        total[steps[k].name] = traffic_stat_json(steps[k], 1.0);
+        per[steps[k].name] = traffic_stat_json(steps[k], n);
+        outside[other[k].name] = traffic_stat_json(other[k], 1.0);
+    }
+    r.json = {{"unit", "bytes"},
+              {"steps", end.steps},
+              {"total", total},
+              {"per_step", end.steps > 0 ? per : nlohmann::json(nullptr)},
+              {"outside_steps", outside}};
+    r.per_step = steps;
+    for (auto& s : r.per_step) {
+        s.min /= n;
+        s.mean /= n;
+        s.max /= n;
+        s.rank0 /= n;
+    }
+    return r;
+}
+
+/// The end-of-run log line of rank 0's bytes per step.
+std::string traffic_line(const std::vector<TrafficStat>& per_step) {
+    auto at = [&](Traffic c) { return format_bytes(per_step[static_cast<int>(c)].rank0); };
+    return fmt::format(
+        "H2D {}, D2H {}, MPI sent {} / received {}, NCCL sent {}, reductions C_v {}, C_x {}, "
+        "world {}",
+        at(Traffic::H2D), at(Traffic::D2H), at(Traffic::MpiSent), at(Traffic::MpiRecv),
+        at(Traffic::NcclSent), at(Traffic::ReduceV), at(Traffic::ReduceX),
+        at(Traffic::ReduceWorld));
+}
+
+}  // namespace
+
 void write_summary(const RunContext& ctx, const Resources& res, const LoopEnd& end,
                    const nlohmann::json& entries) {
     const MPI_Comm world = MPI_COMM_WORLD;
     timers().stop("total");
     const auto stats = timers().reduce(world);
+    const TrafficReport traffic = traffic_report(end, world);
     const nlohmann::json device_memory = device_memory_json(ctx.solver, world);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start.time).count();
@@ -658,12 +717,15 @@ void write_summary(const RunContext& ctx, const Resources& res, const LoopEnd& e
             tj[s.category] = {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
         j["wall_time_s"] = tj;
         j["wall_time_total_s"] = wall;
+        j["traffic"] = traffic.json;
         write_json(ctx.dir + "/summary.json", j);
     });
     if (ctx.pb.world_rank == 0 && !ctx.cl.quiet) {
         log::info("timers (seconds, min / mean / max over ranks):");
         for (const auto& s : stats)
             log::info("  {:<16} {:10.4f} {:10.4f} {:10.4f}", s.category, s.min, s.mean, s.max);
+        if (end.steps > 0)
+            log::info("traffic per step (rank 0): {}", traffic_line(traffic.per_step));
         log::info("results in {}/ (fields_final.h5 + .xdmf, summary.json, history.csv{})", ctx.dir,
                   ctx.pb.setup.output.probes.empty() ? "" : ", probes_*.csv");
     }

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "ugks/core/error.hpp"
+#include "ugks/core/traffic.hpp"
 #include "ugks/parallel/mpi_check.hpp"
 #include "ugks/parallel/partition.hpp"
 
@@ -104,6 +105,7 @@ void HaloExchange::begin_bytes(const unsigned char* data, std::size_t elem_bytes
         m_recv[i].resize(static_cast<std::size_t>(bytes));
         UGKS_MPI_CHECK(MPI_Irecv(m_recv[i].data(), bytes, MPI_BYTE, m_pattern.neighbours[i],
                                  kHaloTag, m_comm, &m_requests[i]));
+        traffic_add(Traffic::MpiRecv, static_cast<std::uint64_t>(bytes));
     }
     for (std::size_t i = 0; i < nn; ++i) {
         const auto& cells = m_pattern.send_cells[i];
@@ -114,6 +116,7 @@ void HaloExchange::begin_bytes(const unsigned char* data, std::size_t elem_bytes
             std::memcpy(buf.data() + k * row, data + static_cast<std::size_t>(cells[k]) * row, row);
         UGKS_MPI_CHECK(MPI_Isend(buf.data(), bytes, MPI_BYTE, m_pattern.neighbours[i], kHaloTag,
                                  m_comm, &m_requests[nn + i]));
+        traffic_add(Traffic::MpiSent, static_cast<std::uint64_t>(bytes));
     }
 }
 

@@ -40,6 +40,7 @@ void allgather_slot_rows(MPI_Comm comm_v, const SolverStatic& S, index_t rows, d
     long mine[2] = {static_cast<long>(S.spec_g0), static_cast<long>(S.ns)};
     std::vector<long> ranges(2 * static_cast<std::size_t>(P));
     MPI_Allgather(mine, 2, MPI_LONG, ranges.data(), 2, MPI_LONG, comm_v);
+    traffic_add(Traffic::ReduceV, comm_v, sizeof(mine));
     std::vector<int> counts(P), displs(P);
     long total = 0;
     for (int q = 0; q < P; ++q) {
@@ -54,6 +55,7 @@ void allgather_slot_rows(MPI_Comm comm_v, const SolverStatic& S, index_t rows, d
         for (index_t s = 0; s < S.ns; ++s) send[j * S.ns + s] = full[j * S.spec_ns + S.spec_g0 + s];
     MPI_Allgatherv(send.data(), static_cast<int>(send.size()), MPI_DOUBLE, recv.data(),
                    counts.data(), displs.data(), MPI_DOUBLE, comm_v);
+    traffic_add(Traffic::ReduceV, comm_v, sizeof(double) * send.size());
     for (int q = 0; q < P; ++q) {
         const long g0 = ranges[2 * q], ns = ranges[2 * q + 1];
         for (index_t j = 0; j < rows; ++j)
@@ -89,6 +91,7 @@ void residual_norms(const PhaseSpaceLayout& layout, const double parts[7], StepR
     {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, glob, 7, MPI_DOUBLE, MPI_SUM, layout.comm_x);
+        traffic_add(Traffic::ReduceX, layout.comm_x, sizeof(glob));
     }
     for (int k = 0; k < 3; ++k) {
         r.residual[k] = std::sqrt(glob[6] * glob[k]) / (glob[3 + k] + 1e-300);
@@ -108,6 +111,7 @@ bool agree_on_failure(const PhaseSpaceLayout& layout, bool mine_bad, std::string
     int flag = mine_bad ? 1 : 0;
     ScopedTimer t("mpi_reduction");
     MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, layout.world);
+    traffic_add(Traffic::ReduceWorld, layout.world, sizeof(int));
     if (!flag) return false;
     int first = mine_bad ? layout.world_rank : layout.world_size;
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, layout.world);
@@ -115,6 +119,8 @@ bool agree_on_failure(const PhaseSpaceLayout& layout, bool mine_bad, std::string
     MPI_Bcast(&len, 1, MPI_INT, first, layout.world);
     msg.resize(len);
     MPI_Bcast(msg.data(), len, MPI_CHAR, first, layout.world);
+    traffic_add(Traffic::ReduceWorld, layout.world,
+                2 * sizeof(int) + static_cast<std::uint64_t>(len));
     r.failed = true;
     r.failure = msg;
     return true;

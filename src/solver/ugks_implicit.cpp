@@ -12,6 +12,7 @@
 
 #include "cpu_kernels.hpp"
 #include "ugks/core/timer.hpp"
+#include "ugks/core/traffic.hpp"
 #include "ugks/solver/implicit_ops.hpp"
 #include "ugks/solver/kernels/implicit.hpp"
 #include "ugks/solver/kernels/time_step.hpp"
@@ -78,6 +79,7 @@ void UgksSolver::implicit_macro(const std::vector<double>& Rm, std::vector<doubl
         const MPI_Comm comm = m_layout.comm_x;
         const auto reduce = [comm](double v) {
             MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, comm);
+            traffic_add(Traffic::ReduceX, comm, sizeof(double));
             return v;
         };
         implicit::macro_gmres(m_mesh, m_s.no, m_W.data(), rf.data(), diag.data(), Rm.data(),
@@ -206,6 +208,7 @@ void UgksSolver::sum_micro_moments() {
     ScopedTimer t("mpi_reduction");
     MPI_Allreduce(MPI_IN_PLACE, m_Qm.data(), static_cast<int>(m_Qm.size()), MPI_DOUBLE, MPI_SUM,
                   m_layout.comm_v);
+    traffic_add(Traffic::ReduceV, m_layout.comm_v, sizeof(double) * m_Qm.size());
 }
 
 void UgksSolver::rescale_mass_f() {
@@ -221,6 +224,8 @@ void UgksSolver::rescale_mass_f() {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, m_layout.comm_x);
         MPI_Bcast(s, 2, MPI_DOUBLE, 0, m_layout.comm_v);  // the same bits on every velocity rank
+        traffic_add(Traffic::ReduceX, m_layout.comm_x, sizeof(s));
+        traffic_add(Traffic::ReduceV, m_layout.comm_v, sizeof(s));
     }
     const double alpha = kern::mass_residual_factor(s);
     for (index_t i = 0; i < m_s.no; ++i) kern::scale_micro_moments(alpha, m_tau[i], &m_Qm[NQ * i]);

@@ -12,6 +12,9 @@ struct CommandLine {
     bool new_run = false;  ///< --new-run: a new run id even over other runs' checkpoints
     bool check = false;    ///< --check: validate, print decomposition and estimates, write nothing
     bool quiet = false;
+    /// --profile-steps N: after one warm-up step, the next N time steps lie between
+    /// cudaProfilerStart and cudaProfilerStop (CPU backend: only marked in the log); 0: off.
+    long profile_steps = 0;
 };
 
 /// How a run (or the command line) ended. exit_code() is the one place where an outcome becomes

@@ -17,6 +17,7 @@
 #include "ugks/app/run_case.hpp"
 #include "ugks/core/config.hpp"
 #include "ugks/core/timer.hpp"
+#include "ugks/core/traffic.hpp"
 #include "ugks/device/capabilities.hpp"
 #include "ugks/io/checkpoint_io.hpp"
 #include "ugks/parallel/layout.hpp"
@@ -90,6 +91,9 @@ struct LoopEnd {
     StepResult last;      ///< the last successful step
     long steps = 0;       ///< successful steps of this run
     double seconds = 0;   ///< wall time of the loop
+    /// The bytes this rank moved inside the solver's steps of this run (the failed one included;
+    /// summary.json `traffic`).
+    TrafficCounts step_traffic;
 };
 
 /// Stages 1 and 2: the case sections, the mesh and the velocity space with their checks, then the

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "ugks/core/traffic.hpp"
 #include "ugks/core/types.hpp"
 #include "ugks/device/macros.hpp"
 
@@ -81,6 +82,7 @@ public:
         const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(n < m_size ? n : m_size);
 #if defined(UGKS_USE_CUDA)
         UGKS_CUDA_CHECK(cudaMemcpy(m_data, host, bytes, cudaMemcpyHostToDevice));
+        traffic_add(Traffic::H2D, bytes);
 #else
         if (bytes) std::memcpy(m_data, host, bytes);
 #endif
@@ -90,6 +92,7 @@ public:
         const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(m_size);
 #if defined(UGKS_USE_CUDA)
         UGKS_CUDA_CHECK(cudaMemcpy(host.data(), m_data, bytes, cudaMemcpyDeviceToHost));
+        traffic_add(Traffic::D2H, bytes);
 #else
         if (bytes) std::memcpy(host.data(), m_data, bytes);
 #endif

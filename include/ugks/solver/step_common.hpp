@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ugks/core/traffic.hpp"  // traffic_add next to the solvers' MPI calls
 #include "ugks/core/types.hpp"
 #include "ugks/parallel/layout.hpp"
 #include "ugks/solver/kernels/bc_specular.hpp"

@@ -1,3 +1,4 @@
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -52,6 +53,17 @@ void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) {
 }
 
 void fence(const char*) { UGKS_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+bool profiler_start() {
+    UGKS_CUDA_CHECK(cudaDeviceSynchronize());
+    UGKS_CUDA_CHECK(cudaProfilerStart());
+    return true;
+}
+
+void profiler_stop() {
+    UGKS_CUDA_CHECK(cudaDeviceSynchronize());
+    UGKS_CUDA_CHECK(cudaProfilerStop());
+}
 
 namespace detail {
 [[noreturn]] void cuda_fail(int err, const char* expr, const char* file, int line) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "ugks/core/error.hpp"
+#include "ugks/core/traffic.hpp"
 
 #if defined(UGKS_HAVE_NCCL)
 #include <nccl.h>
@@ -50,9 +51,11 @@ void NcclComm::group_start() const { UGKS_NCCL_CHECK(ncclGroupStart()); }
 void NcclComm::group_end() const { UGKS_NCCL_CHECK(ncclGroupEnd()); }
 void NcclComm::send(const double* buf, std::size_t n, int peer, cudaStream_t st) const {
     UGKS_NCCL_CHECK(ncclSend(buf, n, ncclDouble, peer, raw(m_comm), st));
+    traffic_add(Traffic::NcclSent, sizeof(double) * n);
 }
 void NcclComm::recv(double* buf, std::size_t n, int peer, cudaStream_t st) const {
     UGKS_NCCL_CHECK(ncclRecv(buf, n, ncclDouble, peer, raw(m_comm), st));
+    traffic_add(Traffic::NcclRecv, sizeof(double) * n);
 }
 
 }  // namespace ugks::device

@@ -10,7 +10,9 @@ namespace ugks::device {
 const char* backend_name() { return "OpenMP"; }
 int device_count() { return 0; }
 int bind(int) { return -1; }
-std::string device_name() { return "host (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)"; }
+std::string device_name() {
+    return "host (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
+}
 
 void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) {
     const long pages = sysconf(_SC_PHYS_PAGES);
@@ -21,5 +23,8 @@ void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) {
 }
 
 void fence(const char*) {}
+
+bool profiler_start() { return false; }
+void profiler_stop() {}
 
 }  // namespace ugks::device

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ugks/core/traffic.hpp"
+
 namespace ugks {
 
 namespace {
@@ -230,6 +232,7 @@ void DeviceHalo::start(cudaStream_t st, const T* a, const T* b, int wa, std::str
             const int t1 = m_et ? m_et->begin(st) : -1;
             UGKS_CUDA_CHECK(cudaMemcpyAsync(m_host, m_dsend.data(), sizeof(double) * m_nsend * w,
                                             cudaMemcpyDeviceToHost, st));
+            traffic_add(Traffic::D2H, sizeof(double) * m_nsend * w);
             if (m_et) m_et->end(t1, "d2h", st);
         }
     }
@@ -255,6 +258,7 @@ void DeviceHalo::finish(cudaStream_t st, T* a, T* b, int wa, std::string& last) 
             UGKS_CUDA_CHECK(cudaMemcpyAsync(m_drecv.data(), m_host + m_nsend * w,
                                             sizeof(double) * m_nrecv * w, cudaMemcpyHostToDevice,
                                             st));
+            traffic_add(Traffic::H2D, sizeof(double) * m_nrecv * w);
             if (m_et) m_et->end(t0, "h2d", st);
         }
     } else if (m_mode == HaloMode::cuda_aware) {
@@ -264,11 +268,13 @@ void DeviceHalo::finish(cudaStream_t st, T* a, T* b, int wa, std::string& last) 
             req.emplace_back();
             MPI_Irecv(m_drecv.data() + m_seg[k].ro * w, static_cast<int>(m_seg[k].nr * w),
                       MPI_DOUBLE, m_nbr[k], 0, m_comm, &req.back());
+            traffic_add(Traffic::MpiRecv, sizeof(double) * m_seg[k].nr * w);
         }
         for (std::size_t k = 0; k < m_nbr.size(); ++k) {
             req.emplace_back();
             MPI_Isend(m_dsend.data() + m_seg[k].so * w, static_cast<int>(m_seg[k].ns * w),
                       MPI_DOUBLE, m_nbr[k], 0, m_comm, &req.back());
+            traffic_add(Traffic::MpiSent, sizeof(double) * m_seg[k].ns * w);
         }
         MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
     } else {

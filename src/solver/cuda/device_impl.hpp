@@ -10,6 +10,7 @@
 
 #include "device_ctx.hpp"
 #include "ugks/core/timer.hpp"
+#include "ugks/core/traffic.hpp"
 #include "ugks/device/array.hpp"
 #include "ugks/device/cuda/nccl.hpp"
 #include "ugks/device/cuda/stream_timers.hpp"

@@ -117,10 +117,12 @@ void UgksSolverDevice::Impl::implicit_macro_gmres() {
                 UGKS_CUDA_CHECK(cudaMemcpyAsync(im->h_kr_part.data(), im->d_kr_part.data(),
                                                 sizeof(double) * nchunk, cudaMemcpyDeviceToHost,
                                                 im->compute));
+                traffic_add(Traffic::D2H, sizeof(double) * nchunk);
                 UGKS_CUDA_CHECK(cudaStreamSynchronize(im->compute));
                 for (index_t c = 0; c < nchunk; ++c) s += im->h_kr_part[c];
             }
             MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, im->layout.comm_x);
+            traffic_add(Traffic::ReduceX, im->layout.comm_x, sizeof(double));
             return s;
         }
         void axpy(double a, const double* u, double* y) const {

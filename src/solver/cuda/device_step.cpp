@@ -50,12 +50,14 @@ double UgksSolverDevice::Impl::compute_dt() {
             k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data()));
         UGKS_CUDA_CHECK(
             cudaMemcpyAsync(&ratio, d_red.data(), sizeof(double), cudaMemcpyDeviceToHost, compute));
+        traffic_add(Traffic::D2H, sizeof(double));
         sync(compute, "time step");
     }
     double dt = setup.numerics.cfl * ratio;
     {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MIN, layout.world);
+        traffic_add(Traffic::ReduceWorld, layout.world, sizeof(double));
     }
     if (setup.time.end_time > 0) dt = std::min(dt, setup.time.end_time - time);
     return dt;
@@ -72,6 +74,7 @@ double UgksSolverDevice::Impl::compute_local_dt() {
             k_reduce_cols<<<1, kThreads, 0, compute>>>(d_dtc.data(), S.no, 1, 1, d_red.data()));
         UGKS_CUDA_CHECK(
             cudaMemcpyAsync(&dtmin, d_red.data(), sizeof(double), cudaMemcpyDeviceToHost, compute));
+        traffic_add(Traffic::D2H, sizeof(double));
     }
     macro_halo(d_dtc.data(), 1, false);  // both ranks of a face see the same two steps
     if (S.nf > 0) {
@@ -82,6 +85,7 @@ double UgksSolverDevice::Impl::compute_local_dt() {
     {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, &dtmin, 1, MPI_DOUBLE, MPI_MIN, layout.world);
+        traffic_add(Traffic::ReduceWorld, layout.world, sizeof(double));
     }
     return dtmin;
 }
@@ -96,11 +100,14 @@ void UgksSolverDevice::Impl::sum_mass_parts(double (&m)[2], const char* what) {
                                                                      0, d_red.data() + 10));
         UGKS_CUDA_CHECK(
             cudaMemcpyAsync(m, d_red.data() + 10, sizeof(m), cudaMemcpyDeviceToHost, compute));
+        traffic_add(Traffic::D2H, sizeof(m));
         sync(compute, what);
     }
     const ScopedTimer t("mpi_reduction");
     MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_SUM, layout.comm_x);
+    traffic_add(Traffic::ReduceX, layout.comm_x, sizeof(m));
     MPI_Bcast(m, 2, MPI_DOUBLE, 0, layout.comm_v);
+    traffic_add(Traffic::ReduceV, layout.comm_v, sizeof(m));
 }
 
 void UgksSolverDevice::Impl::scale_distributions(double alpha) {
@@ -193,11 +200,13 @@ void UgksSolverDevice::Impl::specular_rows() {
             UGKS_CUDA_CHECK(cudaMemcpyAsync(spec_host.data(), a->data(),
                                             sizeof(double) * spec_host.size(),
                                             cudaMemcpyDeviceToHost, compute));
+            traffic_add(Traffic::D2H, sizeof(double) * spec_host.size());
             sync(compute, "specular rows");
             allgather_slot_rows(layout.comm_v, S, nspec, spec_host.data());
             UGKS_CUDA_CHECK(cudaMemcpyAsync(a->data(), spec_host.data(),
                                             sizeof(double) * spec_host.size(),
                                             cudaMemcpyHostToDevice, compute));
+            traffic_add(Traffic::H2D, sizeof(double) * spec_host.size());
             sync(compute, "specular rows");  // spec_host is pageable and reused
         }
     }
@@ -249,15 +258,20 @@ void UgksSolverDevice::Impl::wall_densities() {
                     C, d_wall_faces.data(), nw, d_wall_vals.data()));
         });
         if (nccl_v)  // the same wall faces on every rank of comm_v
+        {
             nccl_v.allreduce_sum(d_wall_vals.data(), static_cast<std::size_t>(2 * nw), compute);
+            traffic_add(Traffic::ReduceV, layout.comm_v, sizeof(double) * 2 * nw);
+        }
         UGKS_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d_wall_vals.data(), sizeof(double) * 2 * nw,
                                         cudaMemcpyDeviceToHost, compute));
+        traffic_add(Traffic::D2H, sizeof(double) * 2 * nw);
         sync(compute, "wall sums");
     }
     if (!nccl_v) {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM,
                       layout.comm_v);
+        traffic_add(Traffic::ReduceV, layout.comm_v, sizeof(double) * sums.size());
     }
     if (nw == 0) return;
     for (index_t iw = 0; iw < nw; ++iw)
@@ -267,6 +281,7 @@ void UgksSolverDevice::Impl::wall_densities() {
                                    sums[2 * iw], sums[2 * iw + 1]);
     UGKS_CUDA_CHECK(cudaMemcpyAsync(d_wall_vals.data(), rho_wall_w.data(), sizeof(double) * nw,
                                     cudaMemcpyHostToDevice, compute));
+    traffic_add(Traffic::H2D, sizeof(double) * nw);
     UGKS_TIMED_LAUNCH((*this), "k_scatter", compute,
                       k_scatter<<<grid_for(nw), kThreads, 0, compute>>>(
                           d_wall_faces.data(), d_wall_vals.data(), nw, d_rho_wall.data()));
@@ -525,6 +540,7 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
             k_reduce_cols<<<1, kThreads, 0, compute>>>(d_bad.data(), S.no, 1, 1, d_red.data() + 8));
         UGKS_CUDA_CHECK(cudaMemcpyAsync(red, d_red.data(), sizeof(double) * 9,
                                         cudaMemcpyDeviceToHost, compute));
+        traffic_add(Traffic::D2H, sizeof(double) * 9);
     }
     if (nw > 0) {
         UGKS_TIMED_LAUNCH((*this), "k_gather_F", compute,
@@ -532,12 +548,14 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
                               d_Facc.data(), d_wall_faces.data(), nw, d_wall_vals.data()));
         UGKS_CUDA_CHECK(cudaMemcpyAsync(wallF.data(), d_wall_vals.data(), sizeof(double) * 5 * nw,
                                         cudaMemcpyDeviceToHost, compute));
+        traffic_add(Traffic::D2H, sizeof(double) * 5 * nw);
         if (local_dt) {
             UGKS_TIMED_LAUNCH((*this), "k_gather", compute,
                               k_gather<<<grid_for(nw), kThreads, 0, compute>>>(
                                   d_dtf.data(), d_wall_faces.data(), nw, d_wall_dt.data()));
             UGKS_CUDA_CHECK(cudaMemcpyAsync(wall_dtf.data(), d_wall_dt.data(), sizeof(double) * nw,
                                             cudaMemcpyDeviceToHost, compute));
+            traffic_add(Traffic::D2H, sizeof(double) * nw);
         }
     }
     sync(compute, "macroscopic update");
@@ -555,6 +573,7 @@ void UgksSolverDevice::Impl::macro_update(double dt, StepResult& r) {
         double Wc[5];
         UGKS_CUDA_CHECK(
             cudaMemcpy(Wc, d_W.data() + 5 * bad_cell, sizeof(Wc), cudaMemcpyDeviceToHost));
+        traffic_add(Traffic::D2H, sizeof(Wc));
         msg = invalid_cell_message(step_no + 1, local.global_cell[bad_cell],
                                    mesh.cell_centroid[bad_cell], Wc, gas.N);
     }

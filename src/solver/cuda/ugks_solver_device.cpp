@@ -203,6 +203,7 @@ void UgksSolverDevice::Impl::setup_all() {
         for (index_t f = 0; f < nf; ++f)
             if (S.face_kind[f] == kGhostMaxwellian || S.face_kind[f] == kOutflow) open = 1;
         MPI_Allreduce(MPI_IN_PLACE, &open, 1, MPI_INT, MPI_MAX, layout.world);
+        traffic_add(Traffic::ReduceWorld, layout.world, sizeof(int));
         closed = open == 0;
     }
     implicit = setup.time.implicit();
@@ -373,6 +374,7 @@ void UgksSolverDevice::Impl::allreduce_v(DeviceArray<double>& a, index_t n) {
         // communicator, message size and algorithm: identical bytes run to run.
         const int t0 = et.begin(compute);
         nccl_v.allreduce_sum(a.data(), static_cast<std::size_t>(n), compute);
+        traffic_add(Traffic::ReduceV, layout.comm_v, sizeof(double) * n);
         et.end(t0, "nccl_allreduce", compute);
         return;
     }
@@ -381,6 +383,7 @@ void UgksSolverDevice::Impl::allreduce_v(DeviceArray<double>& a, index_t n) {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, a.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM,
                       layout.comm_v);
+        traffic_add(Traffic::ReduceV, layout.comm_v, sizeof(double) * n);
         return;
     }
     std::vector<double> host(static_cast<std::size_t>(n));
@@ -389,14 +392,17 @@ void UgksSolverDevice::Impl::allreduce_v(DeviceArray<double>& a, index_t n) {
         ScopedTimer t("d2h_reduction");
         UGKS_CUDA_CHECK(
             cudaMemcpy(host.data(), a.data(), sizeof(double) * n, cudaMemcpyDeviceToHost));
+        traffic_add(Traffic::D2H, sizeof(double) * n);
     }
     {
         ScopedTimer t("mpi_reduction");
         MPI_Allreduce(MPI_IN_PLACE, host.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM,
                       layout.comm_v);
+        traffic_add(Traffic::ReduceV, layout.comm_v, sizeof(double) * n);
     }
     ScopedTimer t("h2d_reduction");
     UGKS_CUDA_CHECK(cudaMemcpy(a.data(), host.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
+    traffic_add(Traffic::H2D, sizeof(double) * n);
 }
 
 // ---- public interface ------------------------------------------------------------------------
@@ -456,6 +462,7 @@ std::array<double, 5> UgksSolverDevice::totals() const {
     for (index_t i = 0; i < m->S.no; ++i)
         for (int e = 0; e < 5; ++e) t[e] += W[5 * i + e] * m->mesh.cell_volume[i];
     MPI_Allreduce(MPI_IN_PLACE, t.data(), 5, MPI_DOUBLE, MPI_SUM, m->layout.comm_x);
+    traffic_add(Traffic::ReduceX, m->layout.comm_x, sizeof(double) * 5);
     return t;
 }
 
