@@ -74,9 +74,21 @@ long parse_profile_steps(const std::string& text) {
     return used == text.size() && n >= 1 ? n : -1;
 }
 
+/// A process started without an MPI launcher (a singleton) needs no Open MPI support daemon: the
+/// solver never spawns processes, and starting the daemon took 0.2 of the 0.45 s of a small run's
+/// start-up (docs/performance.md, 2026-12-06). Only when no launcher's rank variable is set and the
+/// user has not chosen; other MPI libraries ignore the variable.
+void isolated_singleton() {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                          "OMPI_MCA_ess_singleton_isolated"})
+        if (std::getenv(v)) return;
+    setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    isolated_singleton();
     prefer_passive_omp_wait(argv);
     // Before MPI_Init, which can take long on a loaded cluster: a SIGTERM then is not lost.
     ugks::install_stop_handlers();
