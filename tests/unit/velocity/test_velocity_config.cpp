@@ -2,6 +2,8 @@
 // line.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdlib>
 #include <string>
 
 #include "test_util.hpp"
@@ -172,6 +174,92 @@ TEST(VelocityConfig, Nonuniform) {
     EXPECT_HAS(msg, "case.yaml:6: key 'velocity.refine.width'");
     msg = parse_error("velocity:\n  type: nonuniform\n  lo: -5\n  hi: 5\n  target_points: 0\n", 2);
     EXPECT_HAS(msg, "case.yaml:5: key 'velocity.target_points'");
+}
+
+// ---- type unstructured (src/velocity/unstructured_grid.cpp) -----------------------------------
+
+const std::string kHead = "velocity:\n  type: unstructured\n  dim: 3\n  target_points: 2000\n";
+
+TEST(UnstructuredConfig, ParsesAndBuilds) {
+    const VelocityConfig vc = parse(kHead +
+                                        "  maxwellians:\n"
+                                        "    - {U: [7.302967433402214, 0, 0], T: 1}\n"
+                                        "    - {U: [0, 0, 0], T: 5.4}\n"
+                                        "  extent: 6\n",
+                                    3);
+    EXPECT_EQ(vc.type, "unstructured");
+    ASSERT_EQ(vc.maxwellians.size(), 2u);
+    EXPECT_EQ(vc.maxwellians[0].U, (Vec3{7.302967433402214, 0, 0}));
+    EXPECT_EQ(vc.maxwellians[1].T, 5.4);
+    EXPECT_EQ(vc.extent, 6.0);
+    EXPECT_EQ(vc.growth, 0.5);
+    EXPECT_EQ(vc.target_points, 2000);
+    EXPECT_EQ(vc.counts, (std::array<int, 3>{2000, 1, 1}));  // the size estimate of --check
+    const VelocityGrid g = build_velocity_grid(vc);
+    EXPECT_EQ(g.kind, "unstructured");
+    EXPECT_LE(std::llabs(g.size() - 2000), 200);
+    EXPECT_EQ(g.u, make_unstructured_velocity_grid(3, vc.maxwellians, 2000, 6.0, 0.5).u);
+}
+
+TEST(UnstructuredConfig, ErrorsNameKeyAndLine) {
+    const std::string M2 =
+        "  maxwellians:\n    - {U: [7, 0, 0], T: 1}\n    - {U: [0, 0, 0], T: 5.4}\n";
+    std::string msg;
+    msg = parse_error(kHead, 3);
+    EXPECT_HAS(msg, "key 'velocity.maxwellians' is required");
+
+    msg = parse_error(kHead + "  maxwellians: {U: [0, 0, 0], T: 1}\n", 3);
+    EXPECT_HAS(msg, "case.yaml:5: key 'velocity.maxwellians': expected a list of Maxwellians");
+
+    msg = parse_error(kHead + "  maxwellians: []\n", 3);
+    EXPECT_HAS(msg, "key 'velocity.maxwellians': expected 1 to 4 Maxwellians");
+
+    msg = parse_error(kHead + "  maxwellians:\n    - 3\n", 3);
+    EXPECT_HAS(msg, "case.yaml:6: key 'velocity.maxwellians.0': expected a map");
+
+    msg = parse_error(kHead + "  maxwellians:\n    - {U: [7, 0], T: 1}\n", 3);
+    EXPECT_HAS(msg, "case.yaml:6: key 'velocity.maxwellians.0.U': expected 3 components");
+
+    msg = parse_error(kHead +
+                          "  maxwellians:\n    - {U: [7, 0, 0], T: 1}\n    - {U: [0, 0, 0], "
+                          "T: -2}\n",
+                      3);
+    EXPECT_HAS(msg,
+               "case.yaml:7: key 'velocity.maxwellians.1.T': value -2 is out of range (0, inf)");
+
+    msg = parse_error(kHead + "  maxwellians:\n    - {U: [7, 0, 0]}\n", 3);
+    EXPECT_HAS(msg, "velocity.maxwellians.0.T");
+
+    msg = parse_error(kHead +
+                          "  maxwellians:\n    - {U: [7, 0, 0], T: 1}\n    - {U: [7, 0, 0], "
+                          "T: 1}\n",
+                      3);
+    EXPECT_HAS(msg,
+               "case.yaml:7: key 'velocity.maxwellians.1': the same Maxwellian as "
+               "velocity.maxwellians.0");
+
+    msg = parse_error(kHead + "  maxwellians:\n    - {U: [7, 0, 0], T: 1, rho: 2}\n", 3);
+    EXPECT_HAS(msg, "velocity.maxwellians.0.rho");
+
+    msg = parse_error(kHead + M2 + "  extent: 1.5\n", 3);
+    EXPECT_HAS(msg, "case.yaml:8: key 'velocity.extent': value 1.5 is out of range [2, 20]");
+
+    msg = parse_error(kHead + M2 + "  growth: 0\n", 3);
+    EXPECT_HAS(msg, "case.yaml:8: key 'velocity.growth': value 0 is out of range (0, 10]");
+
+    msg = parse_error("velocity:\n  type: unstructured\n  dim: 3\n  target_points: 50\n" + M2, 3);
+    EXPECT_HAS(msg, "case.yaml:4: key 'velocity.target_points': value 50 is out of range");
+
+    msg = parse_error("velocity:\n  type: unstructured\n  dim: 3\n" + M2, 3);
+    EXPECT_HAS(msg, "velocity.target_points");
+
+    // Keys of other types are not read: check_unused names them.
+    msg = parse_error(kHead + M2 + "  lo: -5\n", 3);
+    EXPECT_HAS(msg, "case.yaml:8");
+    EXPECT_HAS(msg, "velocity.lo");
+
+    msg = parse_error("velocity:\n  type: unstructred\n", 3);
+    EXPECT_HAS(msg, "unstructured");
 }
 
 }  // namespace
