@@ -76,8 +76,8 @@ long parse_profile_steps(const std::string& text) {
 
 /// A process started without an MPI launcher (a singleton) needs no Open MPI support daemon: the
 /// solver never spawns processes, and starting the daemon took 0.2 of the 0.45 s of a small run's
-/// start-up (docs/performance.md, 2026-12-06). Only when no launcher's rank variable is set and the
-/// user has not chosen; other MPI libraries ignore the variable.
+/// start-up (docs/usage.md "Signals and batch systems"). Only when no launcher's rank variable is
+/// set and the user has not chosen; other MPI libraries ignore the variable.
 void isolated_singleton() {
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
                           "OMPI_MCA_ess_singleton_isolated"})
