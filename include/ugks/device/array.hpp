@@ -18,7 +18,8 @@
 
 namespace ugks {
 
-/// Non-owning view (pointer + size) that kernels capture by value. Host or device pointer as its owner.
+/// Non-owning view (pointer + size) that kernels capture by value. Host or device pointer as its
+/// owner.
 template <class T>
 struct Span {
     T* data = nullptr;
@@ -77,7 +78,9 @@ public:
     T* data() { return m_data; }
     const T* data() const { return m_data; }
 
-    void copy_from(const std::vector<T>& host) { copy_from(host.data(), static_cast<index_t>(host.size())); }
+    void copy_from(const std::vector<T>& host) {
+        copy_from(host.data(), static_cast<index_t>(host.size()));
+    }
     void copy_from(const T* host, index_t n) {
         const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(n < m_size ? n : m_size);
 #if defined(UGKS_USE_CUDA)
